@@ -1,0 +1,46 @@
+import { sql } from 'kysely';
+import type { Config } from './config.ts';
+import type { Executor } from './db/database.ts';
+import { randomToken, uuidv7 } from './lib/ids.ts';
+import { hashPassword } from './modules/auth/auth.service.ts';
+import { createOrganization } from './modules/organizations/organizations.service.ts';
+import { ROLE_IDS } from './modules/roles/permissions.ts';
+import { countUsers, insertUser } from './modules/users/users.repository.ts';
+
+const BOOTSTRAP_LOCK_KEY = 7_301_955_212;
+
+export interface BootstrapResult {
+  email: string;
+  /** Set only when the password was generated (embedded mode), to be printed once. */
+  generatedPassword: string | undefined;
+  organizationId: string;
+}
+
+/**
+ * API.md §2: with no user at all, create the first platform admin and its organization, from
+ * BOOTSTRAP_ADMIN_* or, in the embedded mode, generated. Runs under a lock so two instances
+ * starting together create one admin.
+ */
+export async function bootstrapAdmin(db: Executor, config: Config): Promise<BootstrapResult | undefined> {
+  return db.transaction().execute(async (tx) => {
+    await sql`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK_KEY})`.execute(tx);
+    if ((await countUsers(tx)) > 0) return undefined;
+    let { email, password } = config.bootstrap;
+    let generatedPassword: string | undefined;
+    if (email === undefined || password === undefined) {
+      if (!config.embedded) return undefined;
+      email = 'admin@localhost';
+      password = generatedPassword = randomToken(18);
+    }
+    const organization = await createOrganization(tx, { name: config.bootstrap.orgName });
+    await insertUser(tx, {
+      id: uuidv7(),
+      organization_id: organization.id,
+      email,
+      role_id: ROLE_IDS.PLATFORM_ADMIN,
+      password_hash: await hashPassword(password),
+      verified_at: new Date(),
+    });
+    return { email, generatedPassword, organizationId: organization.id };
+  });
+}

@@ -1,0 +1,172 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+
+/**
+ * The only reader of process.env (API.md §8). Every variable is parsed and checked in one pass,
+ * and every problem is reported together, so an operator fixes a bad deployment in one go.
+ */
+
+export const ROLES = ['api', 'worker', 'all'] as const;
+export type ProcessRole = (typeof ROLES)[number];
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  readonly http: { readonly port: number; readonly host: string; readonly publicBaseUrl: string };
+  readonly role: ProcessRole;
+  /** Unset means the embedded PostgreSQL under `dataDir`. */
+  readonly databaseUrl: string | undefined;
+  readonly embedded: boolean;
+  readonly dataDir: string;
+  readonly secretKey: string;
+  readonly devChain: boolean;
+  readonly bootstrap: {
+    readonly email: string | undefined;
+    readonly password: string | undefined;
+    readonly orgName: string;
+  };
+  readonly smtpUrl: string | undefined;
+  readonly accessTokenTtlSeconds: number;
+  readonly logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+const SECRET_KEY_FILE = 'secret-key';
+const MIN_SECRET_KEY_LENGTH = 32;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Parses the environment. `loadSecretKey` is only called in the embedded mode, where the key is
+ * generated once into DATA_DIR and kept across restarts.
+ */
+export function parseConfig(
+  env: Env,
+  loadSecretKey: (dataDir: string) => string = readOrCreateSecretKey,
+): Config {
+  const problems: string[] = [];
+  const text = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = text(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = text(name);
+    if (raw === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+      return fallback;
+    }
+    return raw as T;
+  };
+  const boolean = (name: string, fallback: boolean): boolean => {
+    const raw = text(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+    if (['false', '0', 'no', 'off'].includes(raw)) return false;
+    problems.push(`${name} must be true or false (got "${env[name]}")`);
+    return fallback;
+  };
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const raw = text(name);
+    if (raw === undefined) return undefined;
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      problems.push(`${name} is not a valid URL`);
+      return undefined;
+    }
+    if (!protocols.includes(parsed.protocol)) {
+      problems.push(`${name} must use ${protocols.join(' or ')} (got "${parsed.protocol}")`);
+      return undefined;
+    }
+    return raw;
+  };
+
+  const port = integer('PORT', 8080, 0, 65535);
+  const host = text('HOST') ?? '0.0.0.0';
+  const role = oneOf('ROLE', ROLES, 'all');
+  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const embedded = text('DATABASE_URL') === undefined;
+  const dataDir = path.resolve(text('DATA_DIR') ?? './data');
+  const publicBaseUrl = (url('PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(
+    /\/+$/,
+    '',
+  );
+  const devChain = boolean('DEV_CHAIN', embedded);
+  const smtpUrl = url('SMTP_URL', ['smtp:', 'smtps:']);
+  const accessTokenTtlSeconds = integer('ACCESS_TOKEN_TTL', 3600, 60, 30 * 24 * 3600);
+  const logLevel = oneOf('LOG_LEVEL', LOG_LEVELS, 'info');
+
+  const bootstrapEmail = text('BOOTSTRAP_ADMIN_EMAIL');
+  const bootstrapPassword = text('BOOTSTRAP_ADMIN_PASSWORD');
+  if (bootstrapEmail !== undefined && !EMAIL.test(bootstrapEmail)) {
+    problems.push('BOOTSTRAP_ADMIN_EMAIL is not an email address');
+  }
+  if ((bootstrapEmail === undefined) !== (bootstrapPassword === undefined)) {
+    problems.push('BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_PASSWORD must be set together');
+  }
+  if (bootstrapPassword !== undefined && bootstrapPassword.length < 8) {
+    problems.push('BOOTSTRAP_ADMIN_PASSWORD must have at least 8 characters');
+  }
+  const orgName = text('BOOTSTRAP_ORG_NAME') ?? 'Platform';
+
+  let secretKey = text('SECRET_KEY');
+  if (secretKey !== undefined && secretKey.length < MIN_SECRET_KEY_LENGTH) {
+    problems.push(`SECRET_KEY must have at least ${MIN_SECRET_KEY_LENGTH} characters`);
+  }
+  if (secretKey === undefined && !embedded) {
+    problems.push('SECRET_KEY is required when DATABASE_URL is set');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  secretKey ??= loadSecretKey(dataDir);
+
+  return deepFreeze({
+    http: { port, host, publicBaseUrl },
+    role,
+    databaseUrl,
+    embedded,
+    dataDir,
+    secretKey,
+    devChain,
+    bootstrap: { email: bootstrapEmail?.toLowerCase(), password: bootstrapPassword, orgName },
+    smtpUrl,
+    accessTokenTtlSeconds,
+    logLevel,
+  });
+}
+
+/** Embedded mode: the key is generated on first start and kept beside the database. */
+export function readOrCreateSecretKey(dataDir: string): string {
+  const file = path.join(dataDir, SECRET_KEY_FILE);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
+  return key;
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const child of Object.values(value)) {
+    if (child !== null && typeof child === 'object') deepFreeze(child);
+  }
+  return Object.freeze(value);
+}

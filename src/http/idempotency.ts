@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.ts';
+import { ApiError } from './errors.ts';
+
+/**
+ * Idempotency-Key on every POST (API.md §1). The first request with a key claims it by inserting
+ * a row; its response is stored when it is sent. A retry with the same key and body gets the
+ * stored response; a concurrent retry waits for the first to finish. A claim whose request died
+ * (crash, 5xx) is released or expires after LEASE_SECONDS, so the key can be used again.
+ */
+const RETENTION_HOURS = 24;
+const LEASE_SECONDS = 60;
+const WAIT_STEP_MS = 25;
+const MAX_WAIT_MS = 30_000;
+
+export interface IdempotencyClaim {
+  scope: string;
+  key: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotencyClaim?: IdempotencyClaim;
+  }
+}
+
+function requestHash(request: FastifyRequest): Buffer {
+  return createHash('sha256')
+    .update(request.method)
+    .update('\0')
+    .update(request.url)
+    .update('\0')
+    .update(JSON.stringify(request.body ?? null))
+    .digest();
+}
+
+/** Claims the key, replays a stored response, or fails; returns true when the reply was sent. */
+export async function beginIdempotentRequest(
+  db: Executor,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  scope: string,
+  key: string,
+): Promise<boolean> {
+  const hash = requestHash(request);
+  const deadline = Date.now() + MAX_WAIT_MS;
+  for (;;) {
+    const claimed = await sql<{ key: string }>`
+      INSERT INTO idempotency_keys (scope, key, method, path, request_hash, locked_until)
+      VALUES (${scope}, ${key}, ${request.method}, ${request.url}, ${hash}, now() + ${LEASE_SECONDS} * interval '1 second')
+      ON CONFLICT (scope, key) DO UPDATE SET
+        method = EXCLUDED.method, path = EXCLUDED.path, request_hash = EXCLUDED.request_hash,
+        status_code = NULL, response_body = NULL, response_content_type = NULL,
+        locked_until = EXCLUDED.locked_until, created_at = now()
+      -- Take over only a key whose retention ended, or an unfinished claim whose lease ran out.
+      WHERE idempotency_keys.created_at < now() - ${RETENTION_HOURS} * interval '1 hour'
+         OR (idempotency_keys.status_code IS NULL AND idempotency_keys.locked_until < now()
+             AND idempotency_keys.request_hash = EXCLUDED.request_hash)
+      RETURNING key`.execute(db);
+    if (claimed.rows.length > 0) {
+      request.idempotencyClaim = { scope, key };
+      return false;
+    }
+    const existing = await db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('scope', '=', scope)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    if (!existing) continue;
+    if (
+      existing.method !== request.method ||
+      existing.path !== request.url ||
+      !existing.request_hash.equals(hash)
+    ) {
+      throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request');
+    }
+    if (existing.status_code !== null) {
+      reply
+        .code(existing.status_code)
+        .header('idempotent-replayed', 'true')
+        .header('content-type', existing.response_content_type ?? 'application/json; charset=utf-8');
+      reply.send(existing.response_body ?? '');
+      return true;
+    }
+    if (Date.now() > deadline) {
+      throw new ApiError(
+        'IDEMPOTENCY_KEY_REUSED',
+        'a request with this Idempotency-Key is still in progress',
+      );
+    }
+    await sleep(WAIT_STEP_MS);
+  }
+}
+
+/** Stores the response of a claimed request; a failure the client can retry releases the key. */
+export async function finishIdempotentRequest(
+  db: Executor,
+  claim: IdempotencyClaim,
+  statusCode: number,
+  payload: unknown,
+  contentType: string | undefined,
+): Promise<void> {
+  const retryable = statusCode >= 500 || statusCode === 429;
+  if (retryable || (typeof payload !== 'string' && payload !== undefined && payload !== null)) {
+    await db
+      .deleteFrom('idempotency_keys')
+      .where('scope', '=', claim.scope)
+      .where('key', '=', claim.key)
+      .execute();
+    return;
+  }
+  await db
+    .updateTable('idempotency_keys')
+    .set({
+      status_code: statusCode,
+      response_body: (payload as string | undefined) ?? '',
+      response_content_type: contentType ?? null,
+    })
+    .where('scope', '=', claim.scope)
+    .where('key', '=', claim.key)
+    .execute();
+}
+
+export async function deleteExpiredIdempotencyKeys(db: Executor): Promise<void> {
+  await sql`DELETE FROM idempotency_keys WHERE created_at < now() - ${RETENTION_HOURS} * interval '1 hour'`.execute(
+    db,
+  );
+}

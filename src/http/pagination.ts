@@ -1,0 +1,173 @@
+import { createHash } from 'node:crypto';
+import { type TSchema, Type } from '@sinclair/typebox';
+import { type SelectQueryBuilder, sql } from 'kysely';
+import { ApiError } from './errors.ts';
+
+/** List limits (SERVICE-SPEC "Limits"): standard lists take 1..100, medium lists 1..1000. */
+export type ListSize = 'standard' | 'medium';
+const MAX_LIMIT: Record<ListSize, number> = { standard: 100, medium: 1000 };
+
+export const OrderDirection = Type.Union([Type.Literal('ASC'), Type.Literal('DESC')]);
+
+/** The query parameters every list operation takes; spread into the operation's query schema. */
+export function listQueryProperties(size: ListSize) {
+  return {
+    limit: Type.Integer({ minimum: 1, maximum: MAX_LIMIT[size], default: 100 }),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    order_direction: Type.Optional(OrderDirection),
+  };
+}
+
+export function Page<T extends TSchema>(item: T, title: string) {
+  return Type.Object(
+    {
+      results: Type.Array(item),
+      cursor: Type.Union([Type.String(), Type.Null()]),
+      has_more: Type.Boolean(),
+      total_results: Type.Integer({ minimum: 0 }),
+    },
+    { title },
+  );
+}
+
+export interface PageParams {
+  limit: number;
+  cursor?: string | undefined;
+  order_direction?: 'ASC' | 'DESC' | undefined;
+}
+
+export interface PageResult<T> {
+  results: T[];
+  cursor: string | null;
+  has_more: boolean;
+  total_results: number;
+}
+
+export type SortKind = 'timestamp' | 'text' | 'integer';
+
+export interface PaginateOptions<O> {
+  page: PageParams;
+  /** Everything that shaped the query (filters, order_by): a cursor only works with the same. */
+  filters: Record<string, unknown>;
+  /** Qualified column of the sort key, e.g. `users.created_at`, and how to read it from a row. */
+  sortColumn: string;
+  sortKind: SortKind;
+  sortValue: (row: O) => Date | string | number;
+  /** Qualified id column breaking ties; ids are unique, so the order is total. */
+  idColumn: string;
+  idKind: 'uuid' | 'integer';
+  idValue: (row: O) => string | number;
+}
+
+interface CursorPayload {
+  v: string | number;
+  i: string | number;
+  f: string;
+}
+
+/**
+ * Keyset pagination for every list operation: the cursor carries the last row's sort key and id
+ * and a fingerprint of the filters, so pages never skip or repeat rows when new ones arrive, and
+ * a deep page costs the same as the first.
+ */
+export async function paginate<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  options: PaginateOptions<O>,
+): Promise<PageResult<O>> {
+  const direction = options.page.order_direction ?? 'ASC';
+  const fingerprint = fingerprintOf({ ...options.filters, order_direction: direction });
+  const sortRef = sql.ref(options.sortColumn);
+  const idRef = sql.ref(options.idColumn);
+
+  let pageQuery = query;
+  if (options.page.cursor !== undefined) {
+    const after = decodeCursor(options.page.cursor, fingerprint, options.sortKind, options.idKind);
+    const value = options.sortKind === 'timestamp' ? sql`${after.v}::timestamptz` : sql`${after.v}`;
+    pageQuery =
+      direction === 'ASC'
+        ? pageQuery.where(sql<boolean>`(${sortRef}, ${idRef}) > (${value}, ${after.i})`)
+        : pageQuery.where(sql<boolean>`(${sortRef}, ${idRef}) < (${value}, ${after.i})`);
+  }
+  const order = direction === 'ASC' ? sql`ASC` : sql`DESC`;
+  const rowsPromise = pageQuery
+    .orderBy(sql`${sortRef} ${order}`)
+    .orderBy(sql`${idRef} ${order}`)
+    .limit(options.page.limit + 1)
+    .execute();
+  const countPromise = query
+    .clearSelect()
+    .clearOrderBy()
+    .select(sql<string>`count(*)`.as('total'))
+    .executeTakeFirstOrThrow() as Promise<{ total: string }>;
+  const [rows, count] = await Promise.all([rowsPromise, countPromise]);
+
+  const hasMore = rows.length > options.page.limit;
+  const results = hasMore ? rows.slice(0, options.page.limit) : rows;
+  const last = results.at(-1);
+  let cursor: string | null = null;
+  if (hasMore && last !== undefined) {
+    const sortValue = options.sortValue(last);
+    cursor = encodeCursor({
+      v: sortValue instanceof Date ? sortValue.toISOString() : sortValue,
+      i: options.idValue(last),
+      f: fingerprint,
+    });
+  }
+  return { results, cursor, has_more: hasMore, total_results: Number(count.total) };
+}
+
+function fingerprintOf(filters: Record<string, unknown>): string {
+  const canonical = JSON.stringify(
+    Object.keys(filters)
+      .filter((k) => filters[k] !== undefined)
+      .sort()
+      .map((k) => [k, filters[k]]),
+  );
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 16);
+}
+
+function encodeCursor(payload: CursorPayload): string {
+  return Buffer.from(JSON.stringify(payload)).toString('base64url');
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function validKey(value: unknown, kind: SortKind | 'uuid'): boolean {
+  switch (kind) {
+    case 'timestamp':
+      return typeof value === 'string' && !Number.isNaN(Date.parse(value));
+    case 'text':
+      return typeof value === 'string';
+    case 'integer':
+      return Number.isSafeInteger(value);
+    case 'uuid':
+      return typeof value === 'string' && UUID.test(value);
+  }
+}
+
+function decodeCursor(
+  cursor: string,
+  fingerprint: string,
+  sortKind: SortKind,
+  idKind: 'uuid' | 'integer',
+): CursorPayload {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new ApiError('INVALID_CURSOR', 'cursor is not one this service issued');
+  }
+  if (
+    typeof payload !== 'object' ||
+    payload === null ||
+    !('v' in payload && 'i' in payload && 'f' in payload) ||
+    !validKey(payload.v, sortKind) ||
+    !validKey(payload.i, idKind === 'uuid' ? 'uuid' : 'integer')
+  ) {
+    throw new ApiError('INVALID_CURSOR', 'cursor is not one this service issued');
+  }
+  if (payload.f !== fingerprint) {
+    throw new ApiError('INVALID_CURSOR', 'cursor was issued for other filters or another order');
+  }
+  return payload as CursorPayload;
+}

@@ -1,0 +1,29 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+
+/** Shapes shared by every module's schemas (API.md §1). */
+
+export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
+export const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+export const Email = Type.String({ format: 'email', maxLength: 254 });
+export const Password = Type.String({ minLength: 8, maxLength: 256 });
+export const EthAddress = Type.String({
+  pattern: '^0x[0-9a-fA-F]{40}$',
+  description: 'Any case; mixed case must carry a valid EIP-55 checksum. Returned checksummed.',
+});
+export const Uint256 = Type.String({
+  pattern: '^(0|[1-9][0-9]*)$',
+  maxLength: 78,
+  description: 'Uint256 as a decimal string',
+});
+
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
+
+export const IdempotencyKeyHeader = Type.String({ minLength: 1, maxLength: 255 });
+
+export function iso(date: Date): string;
+export function iso(date: Date | null): string | null;
+export function iso(date: Date | null): string | null {
+  return date === null ? null : date.toISOString();
+}

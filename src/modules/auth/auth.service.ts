@@ -1,0 +1,354 @@
+import argon2 from 'argon2';
+import type { AppContext } from '../../context.ts';
+import type { Executor } from '../../db/database.ts';
+import type { OrganizationRow, UserRow } from '../../db/schema.ts';
+import { ApiError } from '../../http/errors.ts';
+import { checkRateLimit, hitRateLimit, type RateLimit } from '../../http/rate-limit.ts';
+import { randomToken, uuidv7 } from '../../lib/ids.ts';
+import { sha256 } from '../../lib/secrets.ts';
+import { queueMail } from '../mail/mail.service.ts';
+import { findOrganization } from '../organizations/organizations.service.ts';
+import { ROLE_PERMISSIONS, roleNameOf } from '../roles/permissions.ts';
+import * as users from '../users/users.repository.ts';
+import { toUser } from '../users/users.service.ts';
+import type {
+  ChangePasswordBody,
+  ForgotPasswordBody,
+  LoginBody,
+  LoginMfaBody,
+  MfaChallenge,
+  ResetPasswordBody,
+  Session,
+  VerifyUserBody,
+} from './auth.schemas.ts';
+import type { Principal } from './principal.ts';
+import { MFA_TOKEN_TTL_SECONDS, signToken, verifyToken } from './tokens.ts';
+import { newTotpSecret, otpauthUrl, totpStep } from './totp.ts';
+
+/** Brute-force limits (API.md §2): per account and per client address. */
+export const LIMITS = {
+  loginPerIp: { name: 'login:ip', max: 100, windowSeconds: 15 * 60 },
+  failedLoginPerAccount: { name: 'login:account', max: 10, windowSeconds: 15 * 60 },
+  forgotPerIp: { name: 'forgot:ip', max: 20, windowSeconds: 3600 },
+  forgotPerAccount: { name: 'forgot:account', max: 5, windowSeconds: 3600 },
+  resetPerIp: { name: 'reset:ip', max: 20, windowSeconds: 3600 },
+  resetPerAccount: { name: 'reset:account', max: 10, windowSeconds: 3600 },
+} as const satisfies Record<string, RateLimit>;
+
+export const RESET_TOKEN_TTL_MS = 3600 * 1000;
+
+// Compared against when the account does not exist, so timing does not reveal which emails do.
+const DUMMY_HASH = argon2.hash('not-a-real-password-0000');
+
+export type LoginOutcome = Session | MfaChallenge;
+
+async function issueSession(ctx: AppContext, user: UserRow): Promise<Session> {
+  const access_token = await signToken(
+    ctx.keyring,
+    'access',
+    { userId: user.id, sessionVersion: user.session_version },
+    ctx.config.accessTokenTtlSeconds,
+  );
+  return { access_token, user: toUser(user) };
+}
+
+/** A user with MFA gets a challenge instead of a session, whichever way the password was proven. */
+async function sessionOrChallenge(ctx: AppContext, user: UserRow): Promise<LoginOutcome> {
+  if (!user.mfa_enabled) return issueSession(ctx, user);
+  const mfa_token = await signToken(
+    ctx.keyring,
+    'mfa',
+    { userId: user.id, sessionVersion: user.session_version },
+    MFA_TOKEN_TTL_SECONDS,
+  );
+  return { mfa_required: true, mfa_token };
+}
+
+async function assertOrganizationEnabled(db: Executor, user: UserRow): Promise<OrganizationRow> {
+  const organization = await findOrganization(db, user.organization_id);
+  if (!organization?.is_enabled)
+    throw new ApiError('FORBIDDEN', 'the organization of this account is disabled');
+  return organization;
+}
+
+export async function login(ctx: AppContext, body: LoginBody, ip: string): Promise<LoginOutcome> {
+  const email = body.email.toLowerCase();
+  await hitRateLimit(ctx.db, LIMITS.loginPerIp, ip);
+  await checkRateLimit(ctx.db, LIMITS.failedLoginPerAccount, email);
+  const user = await users.findUserByEmail(ctx.db, email);
+  const valid = await verifyPassword(user?.password_hash ?? null, body.password);
+  if (!user || !valid || !user.active) {
+    await hitRateLimit(ctx.db, LIMITS.failedLoginPerAccount, email).catch(() => {});
+    throw new ApiError('INVALID_CREDENTIALS', 'email or password is wrong');
+  }
+  await assertOrganizationEnabled(ctx.db, user);
+  return sessionOrChallenge(ctx, user);
+}
+
+export async function loginWithMfa(ctx: AppContext, body: LoginMfaBody, ip: string): Promise<Session> {
+  await hitRateLimit(ctx.db, LIMITS.loginPerIp, ip);
+  const claims = await verifyToken(ctx.keyring, 'mfa', body.mfa_token);
+  if (!claims) throw new ApiError('INVALID_CREDENTIALS', 'the MFA token is invalid or expired');
+  await checkRateLimit(ctx.db, LIMITS.failedLoginPerAccount, claims.userId);
+  return ctx.db.transaction().execute(async (tx) => {
+    const user = await users.findUserByIdForUpdate(tx, claims.userId);
+    if (
+      !user ||
+      !user.active ||
+      !user.mfa_enabled ||
+      user.mfa_secret === null ||
+      user.session_version !== claims.sessionVersion
+    ) {
+      throw new ApiError('INVALID_CREDENTIALS', 'the MFA token is invalid or expired');
+    }
+    const step = totpStep(body.code, ctx.keyring.decrypt(user.mfa_secret));
+    if (step === undefined || (user.mfa_last_step !== null && step <= Number(user.mfa_last_step))) {
+      await hitRateLimit(ctx.db, LIMITS.failedLoginPerAccount, claims.userId).catch(() => {});
+      throw new ApiError('INVALID_CREDENTIALS', 'the code is wrong or was already used');
+    }
+    await assertOrganizationEnabled(tx, user);
+    const updated = await users.updateUser(tx, user.id, { mfa_last_step: step });
+    return issueSession(ctx, updated);
+  });
+}
+
+/** Confirms an invited user's email with the emailed token and sets the first password. */
+export async function verifyUser(ctx: AppContext, body: VerifyUserBody, ip: string): Promise<LoginOutcome> {
+  await hitRateLimit(ctx.db, LIMITS.resetPerIp, ip);
+  return ctx.db.transaction().execute(async (tx) => {
+    const user = await users.findUserByEmail(tx, body.email);
+    const token = await users.findUnusedUserToken(tx, 'VERIFY', sha256(body.token));
+    if (!user || !token || token.user_id !== user.id || !user.active) {
+      throw new ApiError('INVALID_CREDENTIALS', 'the verification token is invalid or expired');
+    }
+    // Consumed atomically: of two concurrent verifications with one token, only one succeeds.
+    if (!(await users.consumeUserToken(tx, 'VERIFY', sha256(body.token)))) {
+      throw new ApiError('INVALID_CREDENTIALS', 'the verification token is invalid or expired');
+    }
+    await users.expireUserTokens(tx, user.id, 'VERIFY');
+    await assertOrganizationEnabled(tx, user);
+    const updated = await users.updateUserRevokingSessions(tx, user.id, {
+      password_hash: await hashPassword(body.password),
+      verified_at: user.verified_at ?? new Date(),
+    });
+    return sessionOrChallenge(ctx, updated);
+  });
+}
+
+/** Always the same answer, whether or not the email belongs to an account with a password. */
+export async function forgotPassword(ctx: AppContext, body: ForgotPasswordBody, ip: string): Promise<void> {
+  const email = body.email.toLowerCase();
+  await hitRateLimit(ctx.db, LIMITS.forgotPerIp, ip);
+  await hitRateLimit(ctx.db, LIMITS.forgotPerAccount, email);
+  await ctx.db.transaction().execute(async (tx) => {
+    const user = await users.findUserByEmail(tx, email);
+    // Only accounts that have a password can reset it (not invited users who never verified).
+    if (!user || !user.active || user.password_hash === null) return;
+    const organization = await findOrganization(tx, user.organization_id);
+    if (!organization?.is_enabled) return;
+    await users.expireUserTokens(tx, user.id, 'RESET_PASSWORD');
+    const token = randomToken();
+    const expiresAt = new Date(Date.now() + RESET_TOKEN_TTL_MS);
+    await users.insertUserToken(tx, {
+      id: uuidv7(),
+      userId: user.id,
+      purpose: 'RESET_PASSWORD',
+      hash: sha256(token),
+      expiresAt,
+    });
+    const resetUrl = new URL(`${ctx.config.http.publicBaseUrl}/reset-password`);
+    resetUrl.searchParams.set('token', token);
+    await queueMail(tx, {
+      organizationId: user.organization_id,
+      templateType: 'FORGOT_PASSWORD_RESET',
+      to: user.email,
+      variables: {
+        organization_name: organization.name,
+        reset_url: resetUrl.toString(),
+        expires_at: expiresAt.toISOString(),
+        email: user.email,
+      },
+    });
+  });
+}
+
+export async function resetPassword(
+  ctx: AppContext,
+  body: ResetPasswordBody,
+  ip: string,
+): Promise<LoginOutcome> {
+  await hitRateLimit(ctx.db, LIMITS.resetPerIp, ip);
+  const hash = sha256(body.token);
+  const pending = await users.findUnusedUserToken(ctx.db, 'RESET_PASSWORD', hash);
+  if (pending) await hitRateLimit(ctx.db, LIMITS.resetPerAccount, pending.user_id);
+  return ctx.db.transaction().execute(async (tx) => {
+    const token = await users.consumeUserToken(tx, 'RESET_PASSWORD', hash);
+    const user = token && (await users.findUserByIdForUpdate(tx, token.user_id));
+    if (!user || !user.active)
+      throw new ApiError('INVALID_CREDENTIALS', 'the reset token is invalid or expired');
+    await assertOrganizationEnabled(tx, user);
+    const updated = await users.updateUserRevokingSessions(tx, user.id, {
+      password_hash: await hashPassword(body.password),
+    });
+    return sessionOrChallenge(ctx, updated);
+  });
+}
+
+export async function changePassword(
+  ctx: AppContext,
+  principal: Principal,
+  body: ChangePasswordBody,
+): Promise<Session> {
+  await checkRateLimit(ctx.db, LIMITS.failedLoginPerAccount, principal.email);
+  return ctx.db.transaction().execute(async (tx) => {
+    const user = await users.findUserByIdForUpdate(tx, principal.userId);
+    if (!user) throw new ApiError('UNAUTHENTICATED', 'the account no longer exists');
+    if (!(await verifyPassword(user.password_hash, body.old_password))) {
+      await hitRateLimit(ctx.db, LIMITS.failedLoginPerAccount, principal.email).catch(() => {});
+      throw new ApiError('VALIDATION_FAILED', 'old_password is not the current password', {
+        fields: [{ path: '/old_password', message: 'is not the current password' }],
+      });
+    }
+    const updated = await users.updateUserRevokingSessions(tx, user.id, {
+      password_hash: await hashPassword(body.new_password),
+    });
+    return issueSession(ctx, updated);
+  });
+}
+
+export async function startMfaEnrollment(
+  ctx: AppContext,
+  principal: Principal,
+): Promise<{ secret: string; otpauth_url: string }> {
+  const user = await users.findUserById(ctx.db, principal.userId);
+  if (!user) throw new ApiError('UNAUTHENTICATED', 'the account no longer exists');
+  if (user.mfa_enabled) throw new ApiError('INVALID_STATE', 'MFA is already on for this account');
+  const secret = newTotpSecret();
+  await users.updateUser(ctx.db, user.id, { mfa_pending_secret: ctx.keyring.encrypt(secret) });
+  return { secret, otpauth_url: otpauthUrl(user.email, secret) };
+}
+
+/** Turns MFA on; every older token is revoked and a fresh session is returned. */
+export async function confirmMfa(ctx: AppContext, principal: Principal, code: string): Promise<Session> {
+  return ctx.db.transaction().execute(async (tx) => {
+    const user = await users.findUserByIdForUpdate(tx, principal.userId);
+    if (!user) throw new ApiError('UNAUTHENTICATED', 'the account no longer exists');
+    if (user.mfa_enabled) throw new ApiError('INVALID_STATE', 'MFA is already on for this account');
+    if (user.mfa_pending_secret === null)
+      throw new ApiError('INVALID_STATE', 'start MFA enrolment first (POST /v1/me/mfa)');
+    const step = totpStep(code, ctx.keyring.decrypt(user.mfa_pending_secret));
+    if (step === undefined) {
+      throw new ApiError('VALIDATION_FAILED', 'the code is wrong', {
+        fields: [{ path: '/code', message: 'is wrong' }],
+      });
+    }
+    const updated = await users.updateUserRevokingSessions(tx, user.id, {
+      mfa_enabled: true,
+      mfa_secret: user.mfa_pending_secret,
+      mfa_pending_secret: null,
+      mfa_last_step: step,
+    });
+    return issueSession(ctx, updated);
+  });
+}
+
+export const API_KEY_PREFIX = 'tis_';
+
+/**
+ * Resolves credentials to a principal, or undefined when they are missing, malformed, expired,
+ * revoked, or belong to an inactive user or a disabled organization.
+ */
+export async function authenticate(ctx: AppContext, credential: string): Promise<Principal | undefined> {
+  if (credential.startsWith(API_KEY_PREFIX)) {
+    const row = await ctx.db
+      .selectFrom('api_keys')
+      .innerJoin('users', 'users.id', 'api_keys.user_id')
+      .innerJoin('organizations', 'organizations.id', 'users.organization_id')
+      .select([
+        'api_keys.id as api_key_id',
+        'api_keys.expiration',
+        'api_keys.revoked_at',
+        'api_keys.last_used',
+        'users.id as user_id',
+        'users.email',
+        'users.active',
+        'users.role_id',
+        'users.mfa_enabled',
+        'users.organization_id',
+        'organizations.is_enabled',
+        'organizations.mfa_required',
+      ])
+      .where('api_keys.key_hash', '=', sha256(credential))
+      .executeTakeFirst();
+    if (!row || row.revoked_at !== null || !row.active || !row.is_enabled) return undefined;
+    if (row.expiration !== null && row.expiration.getTime() <= Date.now()) return undefined;
+    if (row.last_used === null || Date.now() - row.last_used.getTime() > 60_000) {
+      await ctx.db
+        .updateTable('api_keys')
+        .set({ last_used: new Date() })
+        .where('id', '=', row.api_key_id)
+        .execute();
+    }
+    return principalOf(row, 'api_key', row.api_key_id);
+  }
+  const claims = await verifyToken(ctx.keyring, 'access', credential);
+  if (!claims) return undefined;
+  const row = await ctx.db
+    .selectFrom('users')
+    .innerJoin('organizations', 'organizations.id', 'users.organization_id')
+    .select([
+      'users.id as user_id',
+      'users.email',
+      'users.active',
+      'users.role_id',
+      'users.mfa_enabled',
+      'users.organization_id',
+      'users.session_version',
+      'organizations.is_enabled',
+      'organizations.mfa_required',
+    ])
+    .where('users.id', '=', claims.userId)
+    .executeTakeFirst();
+  if (!row || !row.active || !row.is_enabled || row.session_version !== claims.sessionVersion)
+    return undefined;
+  await users.touchLastSeen(ctx.db, row.user_id);
+  return principalOf(row, 'access_token', undefined);
+}
+
+function principalOf(
+  row: {
+    user_id: string;
+    email: string;
+    role_id: string;
+    organization_id: string;
+    mfa_enabled: boolean;
+    mfa_required: boolean;
+  },
+  via: Principal['via'],
+  apiKeyId: string | undefined,
+): Principal {
+  const role = roleNameOf(row.role_id);
+  return {
+    userId: row.user_id,
+    email: row.email,
+    organizationId: row.organization_id,
+    role,
+    permissions: new Set(ROLE_PERMISSIONS[role]),
+    via,
+    apiKeyId,
+    mfaEnabled: row.mfa_enabled,
+    organizationMfaRequired: row.mfa_required,
+  };
+}
+
+export function hashPassword(password: string): Promise<string> {
+  return argon2.hash(password, { type: argon2.argon2id });
+}
+
+async function verifyPassword(hash: string | null, password: string): Promise<boolean> {
+  if (hash === null) {
+    await argon2.verify(await DUMMY_HASH, password);
+    return false;
+  }
+  return argon2.verify(hash, password);
+}

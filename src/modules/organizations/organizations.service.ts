@@ -1,0 +1,156 @@
+import type { Executor } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { OrganizationRow, OrganizationUpdate } from '../../db/schema.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { PageParams, PageResult } from '../../http/pagination.ts';
+import { iso } from '../../http/schemas.ts';
+import { parseAddress } from '../../lib/address.ts';
+import { uuidv7 } from '../../lib/ids.ts';
+import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
+import * as repo from './organizations.repository.ts';
+import type {
+  CreateOrganizationBody,
+  EditOrganizationBody,
+  EditPayoutConfigBody,
+  Organization,
+  PayoutConfig,
+} from './organizations.schemas.ts';
+
+export function toOrganization(row: OrganizationRow): Organization {
+  return {
+    id: row.id,
+    name: row.name,
+    is_enabled: row.is_enabled,
+    mfa_required: row.mfa_required,
+    network_ids: row.network_ids,
+    card_provider_connect_types: row.card_provider_connect_types,
+    identity_provider_id: row.identity_provider_id,
+    auto_fund: row.auto_fund,
+    domain: row.domain,
+    hardware_wallet: row.hardware_wallet,
+    payout_address: row.payout_address,
+    platform_sale_fee: row.platform_sale_fee,
+    created_at: iso(row.created_at),
+  };
+}
+
+export function findOrganization(db: Executor, id: string): Promise<OrganizationRow | undefined> {
+  return repo.findOrganization(db, id);
+}
+
+export async function getOrganization(
+  db: Executor,
+  principal: Principal,
+  id: string,
+): Promise<OrganizationRow> {
+  assertOrganizationAccess(principal, id, 'organization');
+  const row = await repo.findOrganization(db, id);
+  if (!row) throw new ApiError('NOT_FOUND', 'organization not found');
+  return row;
+}
+
+export function listOrganizations(
+  db: Executor,
+  principal: Principal,
+  page: PageParams,
+): Promise<PageResult<OrganizationRow>> {
+  return repo.listOrganizations(db, page, isPlatformAdmin(principal) ? undefined : principal.organizationId);
+}
+
+export async function createOrganization(
+  db: Executor,
+  body: CreateOrganizationBody,
+): Promise<OrganizationRow> {
+  return insertUniquelyNamed(db, body.name, () =>
+    repo.insertOrganization(db, {
+      id: uuidv7(),
+      name: body.name,
+      auto_fund: body.auto_fund ?? false,
+      domain: body.domain ?? null,
+      hardware_wallet: body.hardware_wallet ?? false,
+      mfa_required: body.mfa_required ?? false,
+      platform_sale_fee: body.platform_sale_fee ?? 0,
+    }),
+  );
+}
+
+/** Fields an organization admin may change on its own organization; the rest are the platform's. */
+const ORG_ADMIN_EDITABLE = new Set<keyof EditOrganizationBody>(['mfa_required', 'payout_address']);
+
+export async function editOrganization(
+  db: Executor,
+  principal: Principal,
+  id: string,
+  body: EditOrganizationBody,
+): Promise<OrganizationRow> {
+  const current = await getOrganization(db, principal, id);
+  if (!isPlatformAdmin(principal)) {
+    const denied = (Object.keys(body) as (keyof EditOrganizationBody)[]).filter(
+      (k) => !ORG_ADMIN_EDITABLE.has(k),
+    );
+    if (denied.length > 0) {
+      throw new ApiError('FORBIDDEN', `only a platform admin may change ${denied.join(', ')}`);
+    }
+  }
+  if (body.is_enabled === false && principal.organizationId === id) {
+    throw new ApiError('INVALID_STATE', 'an admin cannot disable its own organization');
+  }
+  const patch: OrganizationUpdate = {};
+  if (body.name != null) patch.name = body.name;
+  if (body.is_enabled != null) patch.is_enabled = body.is_enabled;
+  if (body.mfa_required != null) patch.mfa_required = body.mfa_required;
+  if (body.network_ids != null) patch.network_ids = body.network_ids;
+  if (body.card_provider_connect_types != null)
+    patch.card_provider_connect_types = body.card_provider_connect_types;
+  if (body.identity_provider_id !== undefined) patch.identity_provider_id = body.identity_provider_id;
+  if (body.auto_fund != null) patch.auto_fund = body.auto_fund;
+  if (body.domain !== undefined) patch.domain = body.domain;
+  if (body.hardware_wallet != null) patch.hardware_wallet = body.hardware_wallet;
+  if (body.platform_sale_fee != null) patch.platform_sale_fee = body.platform_sale_fee;
+  if (body.payout_address !== undefined) patch.payout_address = checkedPayoutAddress(body.payout_address);
+  if (Object.keys(patch).length === 0) return current;
+  const update = () => repo.updateOrganization(db, id, patch);
+  return patch.name !== undefined ? insertUniquelyNamed(db, patch.name, update) : update();
+}
+
+export function toPayoutConfig(row: OrganizationRow): PayoutConfig {
+  return { payout_address: row.payout_address, platform_sale_fee: row.platform_sale_fee };
+}
+
+export async function editPayoutConfig(
+  db: Executor,
+  principal: Principal,
+  id: string,
+  body: EditPayoutConfigBody,
+): Promise<OrganizationRow> {
+  // The platform's fee is the platform's to set; the payout address is the organization's.
+  if (body.platform_sale_fee != null && !isPlatformAdmin(principal)) {
+    throw new ApiError('FORBIDDEN', 'only a platform admin may change platform_sale_fee');
+  }
+  return editOrganization(db, principal, id, {
+    ...(body.payout_address !== undefined && { payout_address: body.payout_address }),
+    ...(body.platform_sale_fee != null && { platform_sale_fee: body.platform_sale_fee }),
+  });
+}
+
+function checkedPayoutAddress(input: string | null): string | null {
+  if (input === null) return null;
+  const address = parseAddress(input);
+  if (!address) {
+    throw new ApiError('VALIDATION_FAILED', 'payout_address has an invalid EIP-55 checksum', {
+      fields: [{ path: '/payout_address', message: 'invalid EIP-55 checksum' }],
+    });
+  }
+  return address;
+}
+
+async function insertUniquelyNamed<T>(db: Executor, name: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error, 'organizations_name_key')) {
+      throw new ApiError('ALREADY_EXISTS', `an organization named "${name}" already exists`);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,50 @@
+/** Resource groups that have `<group>:read` and `<group>:write` permissions (API.md §2). */
+export const RESOURCE_GROUPS = [
+  'collections',
+  'items',
+  'item_types',
+  'mint_requests',
+  'transfer_requests',
+  'listings',
+  'purchase_intents',
+  'email_claims',
+  'email_integrations',
+  'email_templates',
+  'marketing_campaigns',
+  'organizations',
+  'users',
+  'api_keys',
+  'networks',
+  'transactions',
+  'webhooks',
+] as const;
+export type ResourceGroup = (typeof RESOURCE_GROUPS)[number];
+export type Permission = `${ResourceGroup}:${'read' | 'write'}` | 'platform:admin';
+
+export const ROLE_NAMES = ['PLATFORM_ADMIN', 'ORG_ADMIN', 'ORG_MEMBER'] as const;
+export type RoleName = (typeof ROLE_NAMES)[number];
+
+/** Fixed ids, seeded by the first migration. */
+export const ROLE_IDS: Record<RoleName, string> = {
+  PLATFORM_ADMIN: '0190f1c0-0000-7000-8000-000000000001',
+  ORG_ADMIN: '0190f1c0-0000-7000-8000-000000000002',
+  ORG_MEMBER: '0190f1c0-0000-7000-8000-000000000003',
+};
+
+const reads = RESOURCE_GROUPS.map((g) => `${g}:read` as const);
+const writes = RESOURCE_GROUPS.map((g) => `${g}:write` as const);
+// Networks and payment tokens are platform configuration: organizations read them only.
+const orgWrites = writes.filter((p) => p !== 'networks:write');
+
+export const ROLE_PERMISSIONS: Record<RoleName, readonly Permission[]> = {
+  PLATFORM_ADMIN: [...reads, ...writes, 'platform:admin'],
+  ORG_ADMIN: [...reads, ...orgWrites],
+  // Read-only, plus its own API keys (its password and MFA need no permission).
+  ORG_MEMBER: [...reads, 'api_keys:write'],
+};
+
+export function roleNameOf(roleId: string): RoleName {
+  const entry = Object.entries(ROLE_IDS).find(([, id]) => id === roleId);
+  if (!entry) throw new Error(`unknown role id ${roleId}`);
+  return entry[0] as RoleName;
+}

@@ -1,0 +1,26 @@
+import type { Executor } from '../../db/database.ts';
+import type { PageParams } from '../../http/pagination.ts';
+import { paginate } from '../../http/pagination.ts';
+import { ROLE_PERMISSIONS, roleNameOf } from './permissions.ts';
+
+export async function listRoles(db: Executor, page: PageParams) {
+  const result = await paginate(db.selectFrom('roles').selectAll(), {
+    page,
+    filters: {},
+    sortColumn: 'roles.created_at',
+    sortKind: 'timestamp',
+    sortValue: (r) => r.created_at,
+    idColumn: 'roles.id',
+    idKind: 'uuid',
+    idValue: (r) => r.id,
+  });
+  return {
+    ...result,
+    results: result.results.map((r) => ({
+      id: r.id,
+      name: r.name,
+      description: r.description,
+      permissions: [...ROLE_PERMISSIONS[roleNameOf(r.id)]],
+    })),
+  };
+}

@@ -1,0 +1,145 @@
+import type { Config } from '../../config.ts';
+import type { Executor } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { UserRow, UserUpdate } from '../../db/schema.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { PageParams, PageResult } from '../../http/pagination.ts';
+import { iso } from '../../http/schemas.ts';
+import { randomToken, uuidv7 } from '../../lib/ids.ts';
+import { sha256 } from '../../lib/secrets.ts';
+import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
+import { queueMail } from '../mail/mail.service.ts';
+import { findOrganization } from '../organizations/organizations.service.ts';
+import { ROLE_IDS, roleNameOf } from '../roles/permissions.ts';
+import * as repo from './users.repository.ts';
+import type { EditUserBody, InviteUserBody, User } from './users.schemas.ts';
+
+export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
+
+export function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    email: row.email,
+    active: row.active,
+    last_seen: iso(row.last_seen),
+    organization_id: row.organization_id,
+    role_id: row.role_id,
+    mfa_enabled: row.mfa_enabled,
+    created_at: iso(row.created_at),
+  };
+}
+
+export async function getUser(db: Executor, principal: Principal, id: string): Promise<UserRow> {
+  const row = await repo.findUserById(db, id);
+  if (!row) throw new ApiError('NOT_FOUND', 'user not found');
+  assertOrganizationAccess(principal, row.organization_id, 'user');
+  return row;
+}
+
+export function listUsers(
+  db: Executor,
+  principal: Principal,
+  page: PageParams,
+  organizationId: string | undefined,
+): Promise<PageResult<UserRow>> {
+  if (!isPlatformAdmin(principal)) {
+    // Another organization's users: an empty list, never a hint that the organization exists.
+    if (organizationId !== undefined && organizationId !== principal.organizationId) {
+      return Promise.resolve({ results: [], cursor: null, has_more: false, total_results: 0 });
+    }
+    return repo.listUsers(db, page, { organizationId: principal.organizationId });
+  }
+  return repo.listUsers(db, page, { organizationId });
+}
+
+function assertRoleGrantable(principal: Principal, roleId: string): void {
+  if (!Object.values(ROLE_IDS).includes(roleId)) {
+    throw new ApiError('VALIDATION_FAILED', 'role_id is not a role', {
+      fields: [{ path: '/role_id', message: 'unknown role' }],
+    });
+  }
+  if (roleId === ROLE_IDS.PLATFORM_ADMIN && !isPlatformAdmin(principal)) {
+    throw new ApiError('FORBIDDEN', 'only a platform admin may grant PLATFORM_ADMIN');
+  }
+}
+
+/** Creates the user without a password and mails a USER_INVITE carrying a one-time verify token. */
+export async function inviteUser(
+  db: Executor,
+  config: Config,
+  principal: Principal,
+  body: InviteUserBody,
+): Promise<UserRow> {
+  const organizationId = body.organization_id ?? principal.organizationId;
+  if (organizationId !== principal.organizationId && !isPlatformAdmin(principal)) {
+    throw new ApiError('FORBIDDEN', 'only a platform admin may invite users into another organization');
+  }
+  assertRoleGrantable(principal, body.role_id);
+  const organization = await findOrganization(db, organizationId);
+  if (!organization) throw new ApiError('NOT_FOUND', 'organization not found');
+
+  let user: UserRow;
+  try {
+    user = await repo.insertUser(db, {
+      id: uuidv7(),
+      organization_id: organizationId,
+      email: body.email.toLowerCase(),
+      role_id: body.role_id,
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, 'users_email_key')) {
+      throw new ApiError('ALREADY_EXISTS', `a user with email ${body.email} already exists`);
+    }
+    throw error;
+  }
+  const token = randomToken();
+  const expiresAt = new Date(Date.now() + INVITE_TTL_MS);
+  await repo.insertUserToken(db, {
+    id: uuidv7(),
+    userId: user.id,
+    purpose: 'VERIFY',
+    hash: sha256(token),
+    expiresAt,
+  });
+  const verifyUrl = new URL(`${config.http.publicBaseUrl}/verify`);
+  verifyUrl.searchParams.set('token', token);
+  verifyUrl.searchParams.set('email', user.email);
+  await queueMail(db, {
+    organizationId,
+    templateType: 'USER_INVITE',
+    to: user.email,
+    variables: {
+      organization_name: organization.name,
+      verify_url: verifyUrl.toString(),
+      expires_at: expiresAt.toISOString(),
+      email: user.email,
+    },
+  });
+  return user;
+}
+
+export async function editUser(
+  db: Executor,
+  principal: Principal,
+  id: string,
+  body: EditUserBody,
+): Promise<UserRow> {
+  const target = await getUser(db, principal, id);
+  const targetIsPlatformAdmin = roleNameOf(target.role_id) === 'PLATFORM_ADMIN';
+  if (targetIsPlatformAdmin && !isPlatformAdmin(principal)) {
+    throw new ApiError('FORBIDDEN', 'only a platform admin may edit a platform admin');
+  }
+  if (body.role_id !== undefined) assertRoleGrantable(principal, body.role_id);
+  if (
+    target.id === principal.userId &&
+    (body.active === false || (body.role_id && body.role_id !== target.role_id))
+  ) {
+    throw new ApiError('INVALID_STATE', 'users cannot deactivate themselves or change their own role');
+  }
+  const patch: UserUpdate = {};
+  if (body.role_id !== undefined) patch.role_id = body.role_id;
+  if (body.active !== undefined) patch.active = body.active;
+  // Deactivation ends every session and token of the user at once.
+  if (body.active === false && target.active) return repo.updateUserRevokingSessions(db, id, patch);
+  return repo.updateUser(db, id, patch);
+}
