@@ -78,7 +78,7 @@ export async function login(ctx: AppContext, body: LoginBody, ip: string): Promi
   const user = await users.findUserByEmail(ctx.db, email);
   const valid = await verifyPassword(user?.password_hash ?? null, body.password);
   if (!user || !valid || !user.active) {
-    await hitRateLimit(ctx.db, LIMITS.failedLoginPerAccount, email).catch(() => {});
+    await countFailure(ctx, email);
     throw new ApiError('INVALID_CREDENTIALS', 'email or password is wrong');
   }
   await assertOrganizationEnabled(ctx.db, user);
@@ -90,11 +90,10 @@ export async function loginWithMfa(ctx: AppContext, body: LoginMfaBody, ip: stri
   const claims = await verifyToken(ctx.keyring, 'mfa', body.mfa_token);
   if (!claims) throw new ApiError('INVALID_CREDENTIALS', 'the MFA token is invalid or expired');
   await checkRateLimit(ctx.db, LIMITS.failedLoginPerAccount, claims.userId);
-  return ctx.db.transaction().execute(async (tx) => {
+  const session = await ctx.db.transaction().execute(async (tx) => {
     const user = await users.findUserByIdForUpdate(tx, claims.userId);
     if (
-      !user ||
-      !user.active ||
+      !user?.active ||
       !user.mfa_enabled ||
       user.mfa_secret === null ||
       user.session_version !== claims.sessionVersion
@@ -103,13 +102,31 @@ export async function loginWithMfa(ctx: AppContext, body: LoginMfaBody, ip: stri
     }
     const step = totpStep(body.code, ctx.keyring.decrypt(user.mfa_secret));
     if (step === undefined || (user.mfa_last_step !== null && step <= Number(user.mfa_last_step))) {
-      await hitRateLimit(ctx.db, LIMITS.failedLoginPerAccount, claims.userId).catch(() => {});
-      throw new ApiError('INVALID_CREDENTIALS', 'the code is wrong or was already used');
+      return undefined;
     }
     await assertOrganizationEnabled(tx, user);
     const updated = await users.updateUser(tx, user.id, { mfa_last_step: step });
     return issueSession(ctx, updated);
   });
+  if (!session) {
+    await countFailure(ctx, claims.userId);
+    throw new ApiError('INVALID_CREDENTIALS', 'the code is wrong or was already used');
+  }
+  return session;
+}
+
+/**
+ * Counts a failed attempt against the account. Called once the request's transaction has ended:
+ * the hit takes a pool connection of its own, and waiting for one while holding a user row lock
+ * deadlocks once concurrent attempts on that row hold every connection of the pool.
+ */
+async function countFailure(ctx: AppContext, account: string): Promise<void> {
+  try {
+    await hitRateLimit(ctx.db, LIMITS.failedLoginPerAccount, account);
+  } catch (error) {
+    // Reaching the limit with this failure still answers the failure; the next attempt is refused.
+    if (!(error instanceof ApiError && error.code === 'RATE_LIMITED')) throw error;
+  }
 }
 
 /** Confirms an invited user's email with the emailed token and sets the first password. */
@@ -143,7 +160,7 @@ export async function forgotPassword(ctx: AppContext, body: ForgotPasswordBody, 
   await ctx.db.transaction().execute(async (tx) => {
     const user = await users.findUserByEmail(tx, email);
     // Only accounts that have a password can reset it (not invited users who never verified).
-    if (!user || !user.active || user.password_hash === null) return;
+    if (!user?.active || user.password_hash === null) return;
     const organization = await findOrganization(tx, user.organization_id);
     if (!organization?.is_enabled) return;
     await users.expireUserTokens(tx, user.id, 'RESET_PASSWORD');
@@ -184,8 +201,7 @@ export async function resetPassword(
   return ctx.db.transaction().execute(async (tx) => {
     const token = await users.consumeUserToken(tx, 'RESET_PASSWORD', hash);
     const user = token && (await users.findUserByIdForUpdate(tx, token.user_id));
-    if (!user || !user.active)
-      throw new ApiError('INVALID_CREDENTIALS', 'the reset token is invalid or expired');
+    if (!user?.active) throw new ApiError('INVALID_CREDENTIALS', 'the reset token is invalid or expired');
     await assertOrganizationEnabled(tx, user);
     const updated = await users.updateUserRevokingSessions(tx, user.id, {
       password_hash: await hashPassword(body.password),
@@ -199,19 +215,27 @@ export async function changePassword(
   principal: Principal,
   body: ChangePasswordBody,
 ): Promise<Session> {
-  await checkRateLimit(ctx.db, LIMITS.failedLoginPerAccount, principal.email);
+  // The same account key as log in (its lower-cased email), so both count towards one lock.
+  const account = principal.email.toLowerCase();
+  await checkRateLimit(ctx.db, LIMITS.failedLoginPerAccount, account);
+  const wrongOldPassword = () =>
+    new ApiError('VALIDATION_FAILED', 'old_password is not the current password', {
+      fields: [{ path: '/old_password', message: 'is not the current password' }],
+    });
+  // Hashing is slow: it runs before the transaction, so no connection or row lock waits on it.
+  const current = await users.findUserById(ctx.db, principal.userId);
+  if (!current) throw new ApiError('UNAUTHENTICATED', 'the account no longer exists');
+  if (!(await verifyPassword(current.password_hash, body.old_password))) {
+    await countFailure(ctx, account);
+    throw wrongOldPassword();
+  }
+  const passwordHash = await hashPassword(body.new_password);
   return ctx.db.transaction().execute(async (tx) => {
     const user = await users.findUserByIdForUpdate(tx, principal.userId);
     if (!user) throw new ApiError('UNAUTHENTICATED', 'the account no longer exists');
-    if (!(await verifyPassword(user.password_hash, body.old_password))) {
-      await hitRateLimit(ctx.db, LIMITS.failedLoginPerAccount, principal.email).catch(() => {});
-      throw new ApiError('VALIDATION_FAILED', 'old_password is not the current password', {
-        fields: [{ path: '/old_password', message: 'is not the current password' }],
-      });
-    }
-    const updated = await users.updateUserRevokingSessions(tx, user.id, {
-      password_hash: await hashPassword(body.new_password),
-    });
+    // Changed by a concurrent request since it was checked: old_password is no longer current.
+    if (user.password_hash !== current.password_hash) throw wrongOldPassword();
+    const updated = await users.updateUserRevokingSessions(tx, user.id, { password_hash: passwordHash });
     return issueSession(ctx, updated);
   });
 }
@@ -309,8 +333,7 @@ export async function authenticate(ctx: AppContext, credential: string): Promise
     ])
     .where('users.id', '=', claims.userId)
     .executeTakeFirst();
-  if (!row || !row.active || !row.is_enabled || row.session_version !== claims.sessionVersion)
-    return undefined;
+  if (!row?.active || !row.is_enabled || row.session_version !== claims.sessionVersion) return undefined;
   await users.touchLastSeen(ctx.db, row.user_id);
   return principalOf(row, 'access_token', undefined);
 }

@@ -1,7 +1,8 @@
 import { authenticator as base } from 'otplib';
 
+const STEP_SECONDS = 30;
 /** TOTP (RFC 6238): 30 s steps, 6 digits, one step of clock drift either way. */
-const authenticator = base.clone({ window: 1, step: 30, digits: 6 });
+const authenticator = base.clone({ window: 1, step: STEP_SECONDS, digits: 6 });
 const ISSUER = 'Token Issuance Service';
 
 export function newTotpSecret(): string {
@@ -18,12 +19,14 @@ export function otpauthUrl(email: string, secret: string): string {
  */
 export function totpStep(code: string, secret: string, now: number = Date.now()): number | undefined {
   if (!/^\d{6}$/.test(code)) return undefined;
-  const delta = authenticator.checkDelta(code, secret);
+  // The code is checked and its step computed at the same instant: otplib otherwise reads its own
+  // clock, and a step boundary crossed in between would record the wrong step.
+  const delta = authenticator.clone({ epoch: now }).checkDelta(code, secret);
   if (delta === null) return undefined;
-  return Math.floor(now / 1000 / 30) + delta;
+  return Math.floor(now / 1000 / STEP_SECONDS) + delta;
 }
 
-/** The current code (tests and tooling). */
-export function currentTotp(secret: string): string {
-  return authenticator.generate(secret);
+/** The code at `now` (tests and tooling). */
+export function currentTotp(secret: string, now: number = Date.now()): string {
+  return authenticator.clone({ epoch: now }).generate(secret);
 }
