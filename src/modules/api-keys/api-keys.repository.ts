@@ -20,16 +20,16 @@ export function insertApiKey(
     .executeTakeFirstOrThrow();
 }
 
-/** A key with its owner's organization, for access checks. */
+/** A live key with its owner's organization and role, for access checks. */
 export function findApiKey(
   db: Executor,
   id: string,
-): Promise<(ApiKeyRow & { organization_id: string }) | undefined> {
+): Promise<(ApiKeyRow & { organization_id: string; owner_role_id: string }) | undefined> {
   return db
     .selectFrom('api_keys')
     .innerJoin('users', 'users.id', 'api_keys.user_id')
     .selectAll('api_keys')
-    .select('users.organization_id')
+    .select(['users.organization_id', 'users.role_id as owner_role_id'])
     .where('api_keys.id', '=', id)
     .where('api_keys.revoked_at', 'is', null)
     .executeTakeFirst();
@@ -37,6 +37,16 @@ export function findApiKey(
 
 export async function revokeApiKey(db: Executor, id: string): Promise<void> {
   await db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', id).execute();
+}
+
+/** Revokes every live key of the user (deactivation): reactivating the user does not revive them. */
+export async function revokeApiKeysOfUser(db: Executor, userId: string): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: new Date() })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 export function listApiKeysOfUser(

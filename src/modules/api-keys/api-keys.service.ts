@@ -6,8 +6,13 @@ import { iso } from '../../http/schemas.ts';
 import { randomToken, uuidv7 } from '../../lib/ids.ts';
 import { sha256 } from '../../lib/secrets.ts';
 import { API_KEY_PREFIX } from '../auth/auth.service.ts';
-import { assertOrganizationAccess, hasPermission, type Principal } from '../auth/principal.ts';
-import { ROLE_PERMISSIONS } from '../roles/permissions.ts';
+import {
+  assertOrganizationAccess,
+  hasPermission,
+  isPlatformAdmin,
+  type Principal,
+} from '../auth/principal.ts';
+import { ROLE_IDS, ROLE_PERMISSIONS } from '../roles/permissions.ts';
 import * as repo from './api-keys.repository.ts';
 import type { ApiKey, CreateApiKeyBody, CreatedApiKey } from './api-keys.schemas.ts';
 
@@ -56,13 +61,19 @@ export function listApiKeys(
   return repo.listApiKeysOfUser(db, principal.userId, page);
 }
 
-/** The owner revokes its own keys; an admin of the owner's organization may revoke any of them. */
+/**
+ * The owner revokes its own keys; an admin of the owner's organization may revoke the others,
+ * except a platform admin's, as it may not edit a platform admin either.
+ */
 export async function revokeApiKey(db: Executor, principal: Principal, id: string): Promise<void> {
   const key = await repo.findApiKey(db, id);
   if (!key) throw new ApiError('NOT_FOUND', 'API key not found');
   if (key.user_id !== principal.userId) {
     assertOrganizationAccess(principal, key.organization_id, 'API key');
     if (!hasPermission(principal, 'users:write')) throw new ApiError('NOT_FOUND', 'API key not found');
+    if (key.owner_role_id === ROLE_IDS.PLATFORM_ADMIN && !isPlatformAdmin(principal)) {
+      throw new ApiError('FORBIDDEN', "only a platform admin may revoke a platform admin's API key");
+    }
   }
   await repo.revokeApiKey(db, id);
 }

@@ -61,7 +61,7 @@ export async function createOrganization(
   db: Executor,
   body: CreateOrganizationBody,
 ): Promise<OrganizationRow> {
-  return insertUniquelyNamed(db, body.name, () =>
+  return insertUniquelyNamed(body.name, () =>
     repo.insertOrganization(db, {
       id: uuidv7(),
       name: body.name,
@@ -76,6 +76,8 @@ export async function createOrganization(
 
 /** Fields an organization admin may change on its own organization; the rest are the platform's. */
 const ORG_ADMIN_EDITABLE = new Set<keyof EditOrganizationBody>(['mfa_required', 'payout_address']);
+/** Nullable columns: null clears them, so null is a change; elsewhere null leaves the field as it is. */
+const NULL_CLEARS = new Set<keyof EditOrganizationBody>(['identity_provider_id', 'domain', 'payout_address']);
 
 export async function editOrganization(
   db: Executor,
@@ -85,8 +87,9 @@ export async function editOrganization(
 ): Promise<OrganizationRow> {
   const current = await getOrganization(db, principal, id);
   if (!isPlatformAdmin(principal)) {
+    // A null that leaves a field as it is changes nothing, as on PATCH …/payout-config.
     const denied = (Object.keys(body) as (keyof EditOrganizationBody)[]).filter(
-      (k) => !ORG_ADMIN_EDITABLE.has(k),
+      (k) => !ORG_ADMIN_EDITABLE.has(k) && (body[k] !== null || NULL_CLEARS.has(k)),
     );
     if (denied.length > 0) {
       throw new ApiError('FORBIDDEN', `only a platform admin may change ${denied.join(', ')}`);
@@ -110,7 +113,7 @@ export async function editOrganization(
   if (body.payout_address !== undefined) patch.payout_address = checkedPayoutAddress(body.payout_address);
   if (Object.keys(patch).length === 0) return current;
   const update = () => repo.updateOrganization(db, id, patch);
-  return patch.name !== undefined ? insertUniquelyNamed(db, patch.name, update) : update();
+  return patch.name !== undefined ? insertUniquelyNamed(patch.name, update) : update();
 }
 
 export function toPayoutConfig(row: OrganizationRow): PayoutConfig {
@@ -123,6 +126,8 @@ export async function editPayoutConfig(
   id: string,
   body: EditPayoutConfigBody,
 ): Promise<OrganizationRow> {
+  // Another organization is NOT_FOUND before any permission check, so a 403 never reveals it.
+  assertOrganizationAccess(principal, id, 'organization');
   // The platform's fee is the platform's to set; the payout address is the organization's.
   if (body.platform_sale_fee != null && !isPlatformAdmin(principal)) {
     throw new ApiError('FORBIDDEN', 'only a platform admin may change platform_sale_fee');
@@ -144,7 +149,7 @@ function checkedPayoutAddress(input: string | null): string | null {
   return address;
 }
 
-async function insertUniquelyNamed<T>(db: Executor, name: string, write: () => Promise<T>): Promise<T> {
+async function insertUniquelyNamed<T>(name: string, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {

@@ -7,6 +7,7 @@ import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import { randomToken, uuidv7 } from '../../lib/ids.ts';
 import { sha256 } from '../../lib/secrets.ts';
+import { revokeApiKeysOfUser } from '../api-keys/api-keys.repository.ts';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
 import { queueMail } from '../mail/mail.service.ts';
 import { findOrganization } from '../organizations/organizations.service.ts';
@@ -139,7 +140,11 @@ export async function editUser(
   const patch: UserUpdate = {};
   if (body.role_id !== undefined) patch.role_id = body.role_id;
   if (body.active !== undefined) patch.active = body.active;
-  // Deactivation ends every session and token of the user at once.
-  if (body.active === false && target.active) return repo.updateUserRevokingSessions(db, id, patch);
+  // Deactivation ends every session and API key of the user at once, for good: reactivation
+  // needs a new log in and new keys.
+  if (body.active === false && target.active) {
+    await revokeApiKeysOfUser(db, id);
+    return repo.updateUserRevokingSessions(db, id, patch);
+  }
   return repo.updateUser(db, id, patch);
 }
