@@ -18,19 +18,20 @@ import { authorize } from './http/access.ts';
 import { ApiError, ErrorBody, errorResponses, type FieldError } from './http/errors.ts';
 import { beginIdempotentRequest, finishIdempotentRequest } from './http/idempotency.ts';
 import { createMetrics } from './http/metrics.ts';
+import { recordRoute } from './http/route-table.ts';
 import { IdempotencyKeyHeader } from './http/schemas.ts';
 import type { App } from './http/types.ts';
 import { uuidv7 } from './lib/ids.ts';
-import { apiKeyRoutes } from './modules/api-keys/routes/index.ts';
 import { ApiKey } from './modules/api-keys/api-keys.schemas.ts';
+import { apiKeyRoutes } from './modules/api-keys/routes/index.ts';
 import { MfaChallenge, Session } from './modules/auth/auth.schemas.ts';
 import { authRoutes } from './modules/auth/routes/index.ts';
 import { mailRoutes } from './modules/mail/routes/index.ts';
 import { Organization, PayoutConfig } from './modules/organizations/organizations.schemas.ts';
 import { organizationRoutes } from './modules/organizations/routes/index.ts';
 import { roleRoutes } from './modules/roles/routes/index.ts';
-import { User } from './modules/users/users.schemas.ts';
 import { userRoutes } from './modules/users/routes/index.ts';
+import { User } from './modules/users/users.schemas.ts';
 
 /** Schemas shared by reference across operations; each becomes a named OpenAPI component. */
 const SHARED_SCHEMAS: TSchema[] = [
@@ -60,9 +61,16 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   const app = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: ctx.config.http.trustProxy,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : uuidv7();
+    },
+    // Requests refused before routing (a malformed URL, an over-long path parameter) still get
+    // the error body of API.md §1 and their request id.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      return sendError(error, request, reply);
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -71,7 +79,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   app.decorateRequest('principal', null);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
-  app.addHook('onRoute', (route) => completeRouteSchema(route));
+  app.addHook('onRoute', (route) => {
+    completeRouteSchema(route);
+    recordRoute(app, route);
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -101,8 +112,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   app.addHook('preHandler', async (request, reply) => {
     const key = request.headers['idempotency-key'];
     if (request.method !== 'POST' || typeof key !== 'string') return;
-    const scope = request.principal ? `org:${request.principal.organizationId}` : 'public';
-    if (await beginIdempotentRequest(ctx.db, request, reply, scope, key)) return reply;
+    // Anonymous callers (log in, public purchases) are told apart by address, never pooled.
+    const scope = request.principal ? `org:${request.principal.organizationId}` : `public:${request.ip}`;
+    if (await beginIdempotentRequest(ctx.db, ctx.keyring, request, reply, scope, key)) return reply;
   });
   app.addHook('onSend', async (request, reply, payload) => {
     const claim = request.idempotencyClaim;
@@ -110,6 +122,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
       request.idempotencyClaim = undefined;
       await finishIdempotentRequest(
         ctx.db,
+        ctx.keyring,
         claim,
         reply.statusCode,
         payload,
@@ -172,7 +185,8 @@ function completeRouteSchema(route: RouteOptions): void {
   if (!url.startsWith('/v1/')) return;
   const access = route.config?.access;
   if (!access) throw new Error(`route ${route.method} ${url} declares no config.access`);
-  const schema = (route.schema ??= {});
+  route.schema ??= {};
+  const schema = route.schema;
   const statuses: number[] = [];
   if (access.kind !== 'public') {
     statuses.push(401, 403);
@@ -210,19 +224,34 @@ function installValidation(app: App) {
   );
 }
 
-/** JSON bodies; an empty body (common on DELETE) is no body rather than an error. */
+/**
+ * JSON only (API.md §1): any other media type, text/plain included, is refused. An empty body
+ * (common on DELETE) is no body rather than an error. A `__proto__` key is refused, as Fastify's
+ * own parser does, so no body can reach code that would turn it into a prototype.
+ */
 function installJsonParser(app: App) {
-  app.removeContentTypeParser('application/json');
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new ApiError('VALIDATION_FAILED', 'the body is not valid JSON'), undefined);
+      parsed = JSON.parse(text, (key, value) => {
+        if (key === '__proto__') throw new ProtoKeyError();
+        return value;
+      });
+    } catch (error) {
+      const detail =
+        error instanceof ProtoKeyError
+          ? 'the body must not have a __proto__ key'
+          : 'the body is not valid JSON';
+      return done(new ApiError('VALIDATION_FAILED', detail), undefined);
     }
+    done(null, parsed);
   });
 }
+
+class ProtoKeyError extends Error {}
 
 function sendError(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) {
   const apiError = toApiError(error, request);
@@ -241,6 +270,8 @@ function sendError(error: FastifyError | ApiError, request: FastifyRequest, repl
 }
 
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', '57P01', '57P03', '53300', '08006', '08001']);
+// pg-pool's error when no connection frees up within connectionTimeoutMillis.
+const POOL_TIMEOUT = /timeout exceeded when trying to connect/i;
 
 function toApiError(error: FastifyError | ApiError, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
@@ -269,7 +300,8 @@ function toApiError(error: FastifyError | ApiError, request: FastifyRequest): Ap
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return new ApiError('VALIDATION_FAILED', error.message);
   }
-  if (UNAVAILABLE_CODES.has(String(error.code)))
+  if (UNAVAILABLE_CODES.has(String(error.code)) || POOL_TIMEOUT.test(error.message)) {
     return new ApiError('UNAVAILABLE', 'the database is not available');
+  }
   return new ApiError('INTERNAL', 'internal error');
 }

@@ -10,9 +10,10 @@ async function main(command: string | undefined): Promise<void> {
     process.stderr.write('usage: npm run migrate   (tsx src/cli.ts migrate)\n');
     process.exit(2);
   }
-  const config = parseConfig(process.env);
+  const config = parseConfig(process.env, undefined, 'migrate');
   const logger = createLogger(config.logLevel);
-  const embedded = config.databaseUrl === undefined ? await startEmbeddedPostgres(config.dataDir, logger) : undefined;
+  const embedded =
+    config.databaseUrl === undefined ? await startEmbeddedPostgres(config.dataDir, logger) : undefined;
   const database = createDatabase(config.databaseUrl ?? embedded!.url, { max: 2 });
   try {
     const { applied } = await migrate(database.db, database.pool);

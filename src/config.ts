@@ -1,6 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 
 /**
  * The only reader of process.env (API.md §8). Every variable is parsed and checked in one pass,
@@ -13,7 +15,13 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Config {
-  readonly http: { readonly port: number; readonly host: string; readonly publicBaseUrl: string };
+  readonly http: {
+    readonly port: number;
+    readonly host: string;
+    readonly publicBaseUrl: string;
+    /** Read the client address from X-Forwarded-For (behind a reverse proxy); off by default. */
+    readonly trustProxy: boolean;
+  };
   readonly role: ProcessRole;
   /** Unset means the embedded PostgreSQL under `dataDir`. */
   readonly databaseUrl: string | undefined;
@@ -38,7 +46,8 @@ export class ConfigError extends Error {
   }
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
+// The same email format the API validates, so a bootstrap admin can always log in.
+const isEmail = addFormats.default(new Ajv()).compile({ type: 'string', format: 'email' });
 const SECRET_KEY_FILE = 'secret-key';
 const MIN_SECRET_KEY_LENGTH = 32;
 
@@ -51,6 +60,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 export function parseConfig(
   env: Env,
   loadSecretKey: (dataDir: string) => string = readOrCreateSecretKey,
+  purpose: 'service' | 'migrate' = 'service',
 ): Config {
   const problems: string[] = [];
   const text = (name: string): string | undefined => {
@@ -103,6 +113,7 @@ export function parseConfig(
 
   const port = integer('PORT', 8080, 0, 65535);
   const host = text('HOST') ?? '0.0.0.0';
+  const trustProxy = boolean('TRUST_PROXY', false);
   const role = oneOf('ROLE', ROLES, 'all');
   const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
   const embedded = text('DATABASE_URL') === undefined;
@@ -118,7 +129,7 @@ export function parseConfig(
 
   const bootstrapEmail = text('BOOTSTRAP_ADMIN_EMAIL');
   const bootstrapPassword = text('BOOTSTRAP_ADMIN_PASSWORD');
-  if (bootstrapEmail !== undefined && !EMAIL.test(bootstrapEmail)) {
+  if (bootstrapEmail !== undefined && !isEmail(bootstrapEmail)) {
     problems.push('BOOTSTRAP_ADMIN_EMAIL is not an email address');
   }
   if ((bootstrapEmail === undefined) !== (bootstrapPassword === undefined)) {
@@ -133,14 +144,15 @@ export function parseConfig(
   if (secretKey !== undefined && secretKey.length < MIN_SECRET_KEY_LENGTH) {
     problems.push(`SECRET_KEY must have at least ${MIN_SECRET_KEY_LENGTH} characters`);
   }
-  if (secretKey === undefined && !embedded) {
+  // Migrating touches no secret, so a migration job needs no SECRET_KEY.
+  if (secretKey === undefined && !embedded && purpose === 'service') {
     problems.push('SECRET_KEY is required when DATABASE_URL is set');
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  secretKey ??= loadSecretKey(dataDir);
+  secretKey ??= purpose === 'migrate' ? '' : loadSecretKey(dataDir);
 
   return deepFreeze({
-    http: { port, host, publicBaseUrl },
+    http: { port, host, publicBaseUrl, trustProxy },
     role,
     databaseUrl,
     embedded,
@@ -157,10 +169,27 @@ export function parseConfig(
 /** Embedded mode: the key is generated on first start and kept beside the database. */
 export function readOrCreateSecretKey(dataDir: string): string {
   const file = path.join(dataDir, SECRET_KEY_FILE);
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
-  const key = randomBytes(32).toString('base64url');
-  writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    const key = randomBytes(32).toString('base64url');
+    // Written whole beside the target, then linked into place: the file appears complete or not
+    // at all, and when two processes start together (ROLE=api and ROLE=worker) the second one
+    // finds the first one's key (EEXIST) instead of failing or replacing it.
+    const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    writeFileSync(draft, `${key}\n`, { mode: 0o600, flag: 'wx' });
+    try {
+      linkSync(draft, file);
+      return key;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      rmSync(draft, { force: true });
+    }
+  }
+  const key = readFileSync(file, 'utf8').trim();
+  if (key.length < MIN_SECRET_KEY_LENGTH) {
+    throw new ConfigError([`${file} holds no usable secret key: restore it, or set SECRET_KEY`]);
+  }
   return key;
 }
 

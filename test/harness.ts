@@ -34,7 +34,10 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
   }
   const name = `tis_test_${randomBytes(6).toString('hex')}`;
   const template = process.env.TEST_TEMPLATE_DB;
-  await adminQuery(adminUrl, template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
+  await adminQuery(
+    adminUrl,
+    template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`,
+  );
   const url = withDatabase(adminUrl, name);
   if (!template) {
     const database = createDatabase(url, { max: 2 });
@@ -107,7 +110,10 @@ export interface TestEnv {
   readonly platformAdmin: Actor;
   readonly platformOrganizationId: string;
   call(method: InjectOptions['method'], url: string, options?: CallOptions): Promise<LightMyRequestResponse>;
-  createOrganization(name?: string, fields?: { mfa_required?: boolean }): Promise<{ id: string; name: string }>;
+  createOrganization(
+    name?: string,
+    fields?: { mfa_required?: boolean },
+  ): Promise<{ id: string; name: string }>;
   createUser(organizationId: string, role: RoleName, email?: string): Promise<Actor>;
   login(email: string, password: string): Promise<string>;
   close(): Promise<void>;

@@ -17,7 +17,10 @@ describe('service skeleton', () => {
   });
 
   it('lets the bootstrap admin log in, create an API key and call /v1/me with it', async () => {
-    const created = await env.call('POST', '/v1/api-keys', { token: env.platformAdmin.token, body: { name: 'script' } });
+    const created = await env.call('POST', '/v1/api-keys', {
+      token: env.platformAdmin.token,
+      body: { name: 'script' },
+    });
     assert.equal(created.statusCode, 201);
     const key = created.json().key as string;
     assert.match(key, /^tis_/);

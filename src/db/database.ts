@@ -18,7 +18,8 @@ export interface DatabaseHandle {
 }
 
 export function createDatabase(connectionString: string, options: { max?: number } = {}): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString, max: options.max ?? 10 });
+  // A request waits at most 10 s for a connection, then fails as 503 instead of hanging.
+  const pool = new pg.Pool({ connectionString, max: options.max ?? 10, connectionTimeoutMillis: 10_000 });
   // A client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));

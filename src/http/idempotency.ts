@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
+import type { Keyring } from '../lib/secrets.ts';
 import { ApiError } from './errors.ts';
 
 /**
@@ -27,8 +28,15 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The caller is part of the request: keys are scoped per organization (API.md §1), but a response
+ * is only replayed to the user who caused it, never to a colleague who happens to send the same
+ * key and body (a replayed POST /v1/api-keys would hand over another user's secret key).
+ */
 function requestHash(request: FastifyRequest): Buffer {
   return createHash('sha256')
+    .update(request.principal?.userId ?? '')
+    .update('\0')
     .update(request.method)
     .update('\0')
     .update(request.url)
@@ -40,6 +48,7 @@ function requestHash(request: FastifyRequest): Buffer {
 /** Claims the key, replays a stored response, or fails; returns true when the reply was sent. */
 export async function beginIdempotentRequest(
   db: Executor,
+  keyring: Keyring,
   request: FastifyRequest,
   reply: FastifyReply,
   scope: string,
@@ -83,7 +92,7 @@ export async function beginIdempotentRequest(
         .code(existing.status_code)
         .header('idempotent-replayed', 'true')
         .header('content-type', existing.response_content_type ?? 'application/json; charset=utf-8');
-      reply.send(existing.response_body ?? '');
+      reply.send(existing.response_body === null ? '' : keyring.decrypt(existing.response_body));
       return true;
     }
     if (Date.now() > deadline) {
@@ -99,6 +108,7 @@ export async function beginIdempotentRequest(
 /** Stores the response of a claimed request; a failure the client can retry releases the key. */
 export async function finishIdempotentRequest(
   db: Executor,
+  keyring: Keyring,
   claim: IdempotencyClaim,
   statusCode: number,
   payload: unknown,
@@ -117,7 +127,8 @@ export async function finishIdempotentRequest(
     .updateTable('idempotency_keys')
     .set({
       status_code: statusCode,
-      response_body: (payload as string | undefined) ?? '',
+      // Encrypted: a stored response can carry a secret (a new API key, an access token).
+      response_body: keyring.encrypt((payload as string | undefined) ?? ''),
       response_content_type: contentType ?? null,
     })
     .where('scope', '=', claim.scope)

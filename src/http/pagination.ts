@@ -75,7 +75,14 @@ export async function paginate<DB, TB extends keyof DB, O>(
   options: PaginateOptions<O>,
 ): Promise<PageResult<O>> {
   const direction = options.page.order_direction ?? 'ASC';
-  const fingerprint = fingerprintOf({ ...options.filters, order_direction: direction });
+  // The sort and id columns are part of the fingerprint too, so a cursor of one list (say users)
+  // is refused by another (say organizations) instead of silently paging it from a foreign key.
+  const fingerprint = fingerprintOf({
+    ...options.filters,
+    order_direction: direction,
+    '@sort': options.sortColumn,
+    '@id': options.idColumn,
+  });
   const sortRef = sql.ref(options.sortColumn);
   const idRef = sql.ref(options.idColumn);
 
@@ -130,12 +137,20 @@ function encodeCursor(payload: CursorPayload): string {
   return Buffer.from(JSON.stringify(payload)).toString('base64url');
 }
 
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function isoRoundTrips(value: string): boolean {
+  const date = new Date(value);
+  return !Number.isNaN(date.getTime()) && date.toISOString() === value;
+}
 
 function validKey(value: unknown, kind: SortKind | 'uuid'): boolean {
   switch (kind) {
     case 'timestamp':
-      return typeof value === 'string' && !Number.isNaN(Date.parse(value));
+      // Exactly what encodeCursor writes: Date.parse alone accepts forms ("1", "May 5") that
+      // PostgreSQL rejects, which would turn a forged cursor into a 500.
+      return typeof value === 'string' && ISO_TIMESTAMP.test(value) && isoRoundTrips(value);
     case 'text':
       return typeof value === 'string';
     case 'integer':

@@ -1,0 +1,297 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import type { RegisteredRoute } from '../src/http/route-table.ts';
+import { registeredRoutes } from '../src/http/route-table.ts';
+import { type Permission, ROLE_PERMISSIONS } from '../src/modules/roles/permissions.ts';
+import { type Actor, setupTest, type TestEnv } from './harness.ts';
+
+/**
+ * The shared security suite (STYLE.md, after unkey): every /v1 route the app registers is found
+ * from the route table, so a new route is checked here without anyone adding it:
+ * - without credentials, or with unknown ones, it answers 401 UNAUTHENTICATED unless it is public;
+ * - an ORG_MEMBER lacking the route's permission gets 403 FORBIDDEN, by token and by API key;
+ * - a user of an organization that requires MFA, without MFA, gets 403 MFA_REQUIRED outside /v1/me*;
+ * - another organization's admin, pointed at organization A's resources, gets 404 NOT_FOUND;
+ * - organization A's own admin is let through with the same requests (so the 404s are earned).
+ * Authentication runs in onRequest, before the body is parsed or validated, so an empty or
+ * invalid body never turns a 401/403 into a 400; the suite sends `{}` to prove it.
+ */
+
+/** The public operations of API.md §3; making a route public is a decision, reviewed here. */
+const PUBLIC_ROUTES = [
+  'POST /v1/auth/forgot-password',
+  'POST /v1/auth/login',
+  'POST /v1/auth/login/mfa',
+  'POST /v1/auth/reset-password',
+  'POST /v1/auth/verify',
+];
+
+interface Tenant {
+  organizationId: string;
+  admin: Actor;
+  member: Actor;
+  adminApiKey: { id: string; key: string };
+  memberApiKey: { id: string; key: string };
+}
+
+/**
+ * How to fill each path parameter with one of the tenant's own resources. A route whose
+ * parameter is missing here fails the suite: add the fixture (and create the resource in
+ * createTenant) when you add the route.
+ */
+const PATH_FIXTURES: Record<string, (t: Tenant) => string> = {
+  organization_id: (t) => t.organizationId,
+  user_id: (t) => t.member.user.id,
+  api_key_id: (t) => t.adminApiKey.id,
+};
+
+/**
+ * Bodies for routes where `{}` would fail validation before the handler can decide 404; only
+ * the 404 and owner checks need them (401 and 403 are decided before the body is read).
+ */
+const BODY_FIXTURES: Record<string, (t: Tenant) => unknown> = {
+  'PATCH /v1/users/:user_id': () => ({ active: true }),
+};
+
+const env: TestEnv = await setupTest();
+after(() => env.close());
+
+const routes = registeredRoutes(env.app).filter((r) => r.url.startsWith('/v1/'));
+const label = (r: RegisteredRoute) => `${r.method} ${r.url}`;
+const isPublic = (r: RegisteredRoute) => r.access?.kind === 'public';
+const permissionOf = (r: RegisteredRoute): Permission | undefined =>
+  r.access?.kind === 'permission' ? r.access.permission : undefined;
+const roleHas = (role: keyof typeof ROLE_PERMISSIONS, p: Permission | undefined) =>
+  p === undefined || ROLE_PERMISSIONS[role].includes(p);
+
+async function createTenant(options: { mfa_required?: boolean } = {}): Promise<Tenant> {
+  const organization = await env.createOrganization(undefined, options);
+  const admin = await env.createUser(organization.id, 'ORG_ADMIN');
+  const member = await env.createUser(organization.id, 'ORG_MEMBER');
+  const apiKeyOf = async (actor: Actor) => {
+    const response = await env.call('POST', '/v1/api-keys', {
+      token: actor.token,
+      body: { name: 'fixture' },
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    return { id: response.json().id as string, key: response.json().key as string };
+  };
+  // In an MFA-required organization, creating API keys is refused until MFA is on.
+  const placeholder = { id: '00000000-0000-7000-8000-000000000000', key: 'tis_none' };
+  return {
+    organizationId: organization.id,
+    admin,
+    member,
+    adminApiKey: options.mfa_required ? placeholder : await apiKeyOf(admin),
+    memberApiKey: options.mfa_required ? placeholder : await apiKeyOf(member),
+  };
+}
+
+function fillPath(route: RegisteredRoute, tenant: Tenant): string {
+  return route.url.replace(/:(\w+)/g, (_, name: string) => {
+    const fixture = PATH_FIXTURES[name];
+    if (!fixture) {
+      assert.fail(
+        `${label(route)}: no fixture for path parameter "${name}". Add one to PATH_FIXTURES in ` +
+          'test/security.test.ts (and create the resource in createTenant) so the route joins the security suite.',
+      );
+    }
+    return fixture(tenant);
+  });
+}
+
+function send(
+  route: RegisteredRoute,
+  tenant: Tenant,
+  credentials: { token?: string; apiKey?: string; headers?: Record<string, string> },
+  body: 'empty' | 'fixture',
+): Promise<LightMyRequestResponse> {
+  const hasBody = route.method === 'POST' || route.method === 'PATCH' || route.method === 'PUT';
+  const fixture = BODY_FIXTURES[label(route)];
+  return env.call(route.method as 'GET', fillPath(route, tenant), {
+    ...credentials,
+    ...(hasBody && { body: body === 'fixture' && fixture ? fixture(tenant) : {} }),
+  });
+}
+
+function assertError(response: LightMyRequestResponse, status: number, code: string, what: string): void {
+  assert.equal(response.statusCode, status, `${what}: expected ${status} ${code}, got ${response.body}`);
+  assert.equal(response.json().error.code, code, `${what}: ${response.body}`);
+}
+
+describe('security: the route table', () => {
+  it('finds every /v1 operation of the OpenAPI document, and only those', async () => {
+    const doc = (await env.call('GET', '/openapi.json')).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const documented = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith('/v1/'))
+      .flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
+      )
+      .sort();
+    assert.ok(documented.length >= 20, `only ${documented.length} operations documented`);
+    assert.deepEqual(routes.map(label).sort(), documented);
+  });
+
+  it('gives every /v1 route a declared access rule', () => {
+    const undeclared = routes.filter((r) => r.access === undefined).map(label);
+    assert.deepEqual(undeclared, []);
+  });
+
+  it('has a path fixture for every path parameter of every route', () => {
+    const missing = [...new Set(routes.flatMap((r) => r.params))].filter((p) => !(p in PATH_FIXTURES));
+    assert.deepEqual(
+      missing,
+      [],
+      `add fixtures for ${missing.join(', ')} to PATH_FIXTURES in test/security.test.ts`,
+    );
+  });
+
+  it('lists exactly the public routes of API.md §3', () => {
+    assert.deepEqual(routes.filter(isPublic).map(label).sort(), PUBLIC_ROUTES);
+  });
+});
+
+describe('security: no credentials', () => {
+  let tenant: Tenant;
+  before(async () => {
+    tenant = await createTenant();
+  });
+
+  for (const route of routes.filter((r) => !isPublic(r))) {
+    it(`${label(route)} answers 401 UNAUTHENTICATED without credentials, whatever the body`, async () => {
+      assertError(await send(route, tenant, {}, 'empty'), 401, 'UNAUTHENTICATED', 'no credentials');
+    });
+
+    it(`${label(route)} answers 401 UNAUTHENTICATED to unknown credentials`, async () => {
+      for (const credentials of [
+        { token: 'not-a-token' },
+        { token: 'tis_notakeynotakeynotakeynotakeynotakey' },
+        { apiKey: 'tis_notakeynotakeynotakeynotakeynotakey' },
+        { headers: { authorization: 'Basic dXNlcjpwYXNz' } },
+      ]) {
+        assertError(
+          await send(route, tenant, credentials, 'empty'),
+          401,
+          'UNAUTHENTICATED',
+          JSON.stringify(credentials),
+        );
+      }
+    });
+  }
+
+  it('checks credentials before parsing or validating anything (malformed params, non-JSON body)', async () => {
+    const checked = routes.filter((r) => !isPublic(r));
+    for (const route of checked) {
+      const response = await env.app.inject({
+        method: route.method as 'GET',
+        url: route.url.replace(/:(\w+)/g, 'not-a-uuid'),
+        headers: { 'content-type': 'application/json' },
+        ...(route.method !== 'GET' && { payload: '{not json' }),
+      });
+      assertError(response, 401, 'UNAUTHENTICATED', label(route));
+    }
+  });
+
+  for (const route of routes.filter(isPublic)) {
+    it(`${label(route)} is public: it never asks for credentials`, async () => {
+      const response = await send(route, tenant, {}, 'empty');
+      assert.ok(![401, 403].includes(response.statusCode), `${response.statusCode} ${response.body}`);
+      assert.notEqual(response.json().error?.code, 'UNAUTHENTICATED');
+    });
+  }
+});
+
+describe('security: an ORG_MEMBER', () => {
+  let tenant: Tenant;
+  before(async () => {
+    tenant = await createTenant();
+  });
+
+  const denied = routes.filter((r) => !isPublic(r) && !roleHas('ORG_MEMBER', permissionOf(r)));
+  it('lacks the permission of at least the write routes (the 403 checks are not vacuous)', () => {
+    assert.ok(denied.length >= 5, `only ${denied.map(label).join(', ')}`);
+  });
+
+  for (const route of denied) {
+    it(`${label(route)} answers 403 FORBIDDEN to an ORG_MEMBER (needs ${permissionOf(route)})`, async () => {
+      assertError(
+        await send(route, tenant, { token: tenant.member.token }, 'empty'),
+        403,
+        'FORBIDDEN',
+        'member access token',
+      );
+      assertError(
+        await send(route, tenant, { apiKey: tenant.memberApiKey.key }, 'empty'),
+        403,
+        'FORBIDDEN',
+        'member API key',
+      );
+    });
+  }
+
+  for (const route of routes.filter((r) => !isPublic(r) && roleHas('ORG_MEMBER', permissionOf(r)))) {
+    it(`${label(route)} lets an ORG_MEMBER through (its role grants it)`, async () => {
+      const response = await send(route, tenant, { token: tenant.member.token }, 'fixture');
+      assert.ok(![401, 403].includes(response.statusCode), `${response.statusCode} ${response.body}`);
+    });
+  }
+});
+
+describe('security: an organization that requires MFA', () => {
+  let tenant: Tenant;
+  before(async () => {
+    tenant = await createTenant({ mfa_required: true });
+  });
+
+  for (const route of routes.filter((r) => !isPublic(r))) {
+    const mfaPath = /^\/v1\/me(\/|$)/.test(route.url);
+    it(`${label(route)} ${mfaPath ? 'stays open to' : 'answers 403 MFA_REQUIRED to'} a user without MFA`, async () => {
+      const response = await send(route, tenant, { token: tenant.admin.token }, 'empty');
+      if (mfaPath) assert.notEqual(response.json().error?.code, 'MFA_REQUIRED', response.body);
+      else assertError(response, 403, 'MFA_REQUIRED', 'admin without MFA');
+    });
+  }
+});
+
+describe("security: another organization's resources", () => {
+  let owner: Tenant;
+  let stranger: Tenant;
+  before(async () => {
+    owner = await createTenant();
+    stranger = await createTenant();
+  });
+
+  const withParams = routes.filter((r) => !isPublic(r) && r.params.length > 0);
+  it('covers the routes with path parameters', () => {
+    assert.ok(withParams.length >= 5, withParams.map(label).join(', '));
+  });
+
+  for (const route of withParams) {
+    const adminMayCall = roleHas('ORG_ADMIN', permissionOf(route));
+    it(`${label(route)} answers ${adminMayCall ? '404 NOT_FOUND' : '403 FORBIDDEN'} to another organization's admin`, async () => {
+      for (const credentials of [{ token: stranger.admin.token }, { apiKey: stranger.adminApiKey.key }]) {
+        const response = await send(route, owner, credentials, 'fixture');
+        if (adminMayCall) assertError(response, 404, 'NOT_FOUND', "another organization's admin");
+        else assertError(response, 403, 'FORBIDDEN', "another organization's admin");
+      }
+    });
+  }
+});
+
+describe('security: the owner', () => {
+  // A separate tenant: these calls may change its resources (a DELETE revokes the fixture key).
+  let owner: Tenant;
+  before(async () => {
+    owner = await createTenant();
+  });
+
+  for (const route of routes.filter((r) => !isPublic(r) && r.params.length > 0)) {
+    it(`${label(route)} finds organization A's resource for organization A's admin`, async () => {
+      const response = await send(route, owner, { token: owner.admin.token }, 'fixture');
+      assert.ok(response.statusCode < 300, `${response.statusCode} ${response.body}`);
+    });
+  }
+});
