@@ -8,6 +8,9 @@ import { ROLE_IDS } from './modules/roles/permissions.ts';
 import { countUsers, insertUser } from './modules/users/users.repository.ts';
 
 const BOOTSTRAP_LOCK_KEY = 7_301_955_212;
+// Log in validates `format: email`, which needs a dot in the domain (`admin@localhost` could
+// never log in); `.localhost` is reserved (RFC 6761), so this is never someone's real address.
+export const GENERATED_ADMIN_EMAIL = 'admin@platform.localhost';
 
 export interface BootstrapResult {
   email: string;
@@ -29,7 +32,7 @@ export async function bootstrapAdmin(db: Executor, config: Config): Promise<Boot
     let generatedPassword: string | undefined;
     if (email === undefined || password === undefined) {
       if (!config.embedded) return undefined;
-      email = 'admin@localhost';
+      email = GENERATED_ADMIN_EMAIL;
       password = generatedPassword = randomToken(18);
     }
     const organization = await createOrganization(tx, { name: config.bootstrap.orgName });

@@ -20,8 +20,11 @@ export interface RunningService {
 /** Starts what the role asks for: database (embedded when no DATABASE_URL), migrations, API, worker. */
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
   const stops: (() => Promise<void>)[] = [];
+  // Last started, first stopped; each part once, however many times stop is called.
   const stop = async () => {
-    for (const fn of stops.reverse()) await fn().catch((error) => logger.error({ err: error }, 'stop failed'));
+    for (let fn = stops.pop(); fn !== undefined; fn = stops.pop()) {
+      await fn().catch((error) => logger.error({ err: error }, 'stop failed'));
+    }
   };
   try {
     let databaseUrl = config.databaseUrl;

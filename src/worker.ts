@@ -21,7 +21,11 @@ export interface Worker {
 const MAINTENANCE_TASK = 'maintenance';
 
 /** Background work: the mail outbox now; the relayer and watchers join here. */
-export async function buildWorker(ctx: AppContext, database: DatabaseHandle, options: WorkerOptions): Promise<Worker> {
+export async function buildWorker(
+  ctx: AppContext,
+  database: DatabaseHandle,
+  options: WorkerOptions,
+): Promise<Worker> {
   const runner: Runner = await run({
     pgPool: database.pool,
     concurrency: options.concurrency ?? 4,

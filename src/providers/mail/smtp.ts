@@ -1,9 +1,18 @@
 import nodemailer from 'nodemailer';
 import type { MailTransport, OutgoingMail } from './transport.ts';
 
-/** Any SMTP server, configured by an `smtp://` or `smtps://` URL (credentials in the URL). */
+/**
+ * Any SMTP server, configured by an `smtp://` or `smtps://` URL (credentials in the URL).
+ * Delivery holds the outbox row's lock, so a server that stops answering must fail the attempt
+ * (and let the job queue retry) within a minute, not nodemailer's default of ten.
+ */
 export function createSmtpTransport(url: string): MailTransport {
-  const transporter = nodemailer.createTransport(url);
+  const transporter = nodemailer.createTransport({
+    url,
+    connectionTimeout: 30_000,
+    greetingTimeout: 30_000,
+    socketTimeout: 60_000,
+  });
   return {
     name: 'smtp',
     async send(mail: OutgoingMail) {

@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { freePort } from '../src/lib/net.ts';
+
+/**
+ * The README's first command: `npm start` with no configuration. The process is started for
+ * real (embedded PostgreSQL, migrations, bootstrap, HTTP, worker), stopped, and started again.
+ */
+const ROOT = path.resolve(import.meta.dirname, '..');
+const START_LIMIT_MS = 120_000;
+const STOP_LIMIT_MS = 30_000;
+
+interface Started {
+  child: ChildProcess;
+  stdout: () => string;
+  /** stdout and stderr together (pino logs go to stdout). */
+  output: () => string;
+  url: string;
+}
+
+/** Every process started here; `after` ends any still running. */
+const children = new Set<ChildProcess>();
+
+function serviceEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (
+      /^(DATABASE_URL|SECRET_KEY|SMTP_URL|PUBLIC_BASE_URL|BOOTSTRAP_|ROLE$|HOST$|PORT$|NODE_TEST_CONTEXT$)/.test(
+        name,
+      )
+    )
+      delete env[name];
+  }
+  return {
+    ...env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    DEV_CHAIN: 'false',
+  };
+}
+
+async function startService(dataDir: string): Promise<Started> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: serviceEnv(dataDir, port),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  let stdout = '';
+  let stderr = '';
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+    output += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+    output += chunk.toString('utf8');
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(
+        new Error(`no "listening on" within ${START_LIMIT_MS} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`),
+      );
+    }, START_LIMIT_MS);
+    const check = () => {
+      // The banner is written in one piece once everything has started.
+      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (match?.[1] && stdout.includes('outgoing mail kept')) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on('data', check);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(
+        new Error(
+          `the service exited (${code ?? signal}) before listening\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+        ),
+      );
+    });
+  });
+  assert.equal(url, `http://127.0.0.1:${port}`);
+  return { child, url, stdout: () => stdout, output: () => output };
+}
+
+/** Stops the service with SIGTERM: it exits 0 and logs no error on its way out. */
+async function stopCleanly(service: Started): Promise<void> {
+  const before = service.output().length;
+  assert.equal(await stopService(service.child), 0);
+  const errors = service
+    .output()
+    .slice(before)
+    .split('\n')
+    .filter((line) => /"level":(50|60)/.test(line));
+  assert.deepEqual(errors, [], 'errors logged while stopping');
+}
+
+/** SIGTERM, then the exit code (bounded: a process that hangs fails the test). */
+function stopService(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the service did not exit within ${STOP_LIMIT_MS} ms of SIGTERM`));
+    }, STOP_LIMIT_MS);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+async function json(
+  url: string,
+  init: { method?: string; token?: string; apiKey?: string; body?: unknown } = {},
+) {
+  const headers: Record<string, string> = {};
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  if (init.apiKey) headers['x-api-key'] = init.apiKey;
+  const response = await fetch(url, {
+    method: init.method ?? 'GET',
+    headers,
+    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, text, body: text ? JSON.parse(text) : undefined };
+}
+
+describe('npm start with no configuration (embedded default)', () => {
+  let dataDir: string;
+  before(() => {
+    // As root, PostgreSQL runs as the `postgres` user, which must be able to reach DATA_DIR.
+    dataDir = mkdtempSync('/tmp/tis-startup-');
+    chmodSync(dataDir, 0o755);
+  });
+  after(async () => {
+    for (const child of children) await stopService(child).catch(() => child.kill('SIGKILL'));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  let adminEmail: string;
+  let adminPassword: string;
+
+  it('starts, prints a bootstrap admin who logs in, creates an API key, and stops cleanly on SIGTERM', async () => {
+    const service = await startService(dataDir);
+    const out = service.stdout();
+    adminEmail = /bootstrap platform admin: (\S+)/.exec(out)?.[1] ?? '';
+    adminPassword = /bootstrap password \(shown once\): (\S+)/.exec(out)?.[1] ?? '';
+    assert.ok(adminEmail && adminPassword, out);
+    assert.ok(out.includes(`embedded PostgreSQL data in ${dataDir}/postgres`), out);
+
+    assert.equal((await json(`${service.url}/healthz`)).status, 200);
+    const ready = await json(`${service.url}/readyz`);
+    assert.equal(ready.status, 200, ready.text);
+
+    const login = await json(`${service.url}/v1/auth/login`, {
+      method: 'POST',
+      body: { email: adminEmail, password: adminPassword },
+    });
+    assert.equal(login.status, 200, login.text);
+    const created = await json(`${service.url}/v1/api-keys`, {
+      method: 'POST',
+      token: login.body.access_token,
+      body: { name: 'first script' },
+    });
+    assert.equal(created.status, 201, created.text);
+    const me = await json(`${service.url}/v1/me`, { apiKey: created.body.key });
+    assert.equal(me.status, 200, me.text);
+    assert.equal(me.body.user.email, adminEmail);
+    assert.ok(me.body.permissions.includes('platform:admin'));
+
+    // The local mailbox is on (no SMTP_URL) and readable by the admin.
+    const mailbox = await json(`${service.url}/v1/mailbox`, { apiKey: created.body.key });
+    assert.equal(mailbox.status, 200, mailbox.text);
+
+    await stopCleanly(service);
+  });
+
+  it('keeps its data across a restart on the same DATA_DIR and bootstraps no second admin', async () => {
+    assert.ok(adminPassword, 'the first start ran');
+    const service = await startService(dataDir);
+    const out = service.stdout();
+    assert.ok(!out.includes('bootstrap platform admin'), out);
+    assert.ok(!out.includes('bootstrap password'), out);
+
+    const login = await json(`${service.url}/v1/auth/login`, {
+      method: 'POST',
+      body: { email: adminEmail, password: adminPassword },
+    });
+    assert.equal(login.status, 200, login.text);
+    const keys = await json(`${service.url}/v1/api-keys`, { token: login.body.access_token });
+    assert.equal(keys.status, 200, keys.text);
+    assert.deepEqual(
+      keys.body.results.map((k: { name: string }) => k.name),
+      ['first script'],
+    );
+    assert.equal((await json(`${service.url}/readyz`)).status, 200);
+
+    await stopCleanly(service);
+  });
+});
