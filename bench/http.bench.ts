@@ -25,7 +25,9 @@ export async function httpBench(): Promise<void> {
   const baseline = await load(`${baselineUrl}/ping`, {});
   const lines = [report('baseline: bare Fastify GET /ping', baseline)];
   lines.push(report('GET /healthz (full app, no auth)', await load(`${url}/healthz`, {}), baseline));
-  lines.push(report('GET /v1/me (API key)', await load(`${url}/v1/me`, { headers: { 'x-api-key': key } }), baseline));
+  lines.push(
+    report('GET /v1/me (API key)', await load(`${url}/v1/me`, { headers: { 'x-api-key': key } }), baseline),
+  );
   lines.push(
     report(
       'GET /v1/organizations?limit=20 (API key)',

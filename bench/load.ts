@@ -1,5 +1,5 @@
-import { performance } from 'node:perf_hooks';
 import { Agent, request as httpRequest } from 'node:http';
+import { performance } from 'node:perf_hooks';
 
 export interface LoadResult {
   requests: number;
@@ -13,7 +13,12 @@ export interface LoadResult {
 /** Closed-loop load: `connections` clients each sending the next request when the last answers. */
 export async function load(
   url: string,
-  options: { headers?: Record<string, string>; connections?: number; seconds?: number; expectStatus?: number },
+  options: {
+    headers?: Record<string, string>;
+    connections?: number;
+    seconds?: number;
+    expectStatus?: number;
+  },
 ): Promise<LoadResult> {
   const connections = options.connections ?? 32;
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
@@ -46,7 +51,9 @@ export async function load(
 }
 
 export function report(name: string, result: LoadResult, baseline?: LoadResult): string {
-  const ratio = baseline ? `  ${(result.perSecond / baseline.perSecond).toFixed(3)}× baseline` : '  (baseline)';
+  const ratio = baseline
+    ? `  ${(result.perSecond / baseline.perSecond).toFixed(3)}× baseline`
+    : '  (baseline)';
   return `${name.padEnd(44)} ${result.perSecond.toFixed(0).padStart(7)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms${ratio}${result.errors ? `  ERRORS ${result.errors}` : ''}`;
 }
 

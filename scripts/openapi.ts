@@ -19,7 +19,12 @@ const config = parseConfig({
   PUBLIC_BASE_URL: 'http://localhost:8080',
 });
 const database = createDatabase(config.databaseUrl!, { max: 1 });
-const app = await buildApp({ config, db: database.db, keyring: createKeyring(config.secretKey), logger: createLogger('silent') });
+const app = await buildApp({
+  config,
+  db: database.db,
+  keyring: createKeyring(config.secretKey),
+  logger: createLogger('silent'),
+});
 await app.ready();
 const document = `${JSON.stringify(app.swagger(), null, 2)}\n`;
 await app.close();
