@@ -35,6 +35,8 @@ export const LIMITS = {
   resetPerAccount: { name: 'reset:account', max: 10, windowSeconds: 3600 },
 } as const satisfies Record<string, RateLimit>;
 
+const LAST_SEEN_PRECISION_MS = 60_000;
+
 export const RESET_TOKEN_TTL_MS = 3600 * 1000;
 
 // Compared against when the account does not exist, so timing does not reveal which emails do.
@@ -306,7 +308,7 @@ export async function authenticate(ctx: AppContext, credential: string): Promise
       .executeTakeFirst();
     if (!row || row.revoked_at !== null || !row.active || !row.is_enabled) return undefined;
     if (row.expiration !== null && row.expiration.getTime() <= Date.now()) return undefined;
-    if (row.last_used === null || Date.now() - row.last_used.getTime() > 60_000) {
+    if (row.last_used === null || Date.now() - row.last_used.getTime() > LAST_SEEN_PRECISION_MS) {
       await ctx.db
         .updateTable('api_keys')
         .set({ last_used: new Date() })
@@ -328,13 +330,17 @@ export async function authenticate(ctx: AppContext, credential: string): Promise
       'users.mfa_enabled',
       'users.organization_id',
       'users.session_version',
+      'users.last_seen',
       'organizations.is_enabled',
       'organizations.mfa_required',
     ])
     .where('users.id', '=', claims.userId)
     .executeTakeFirst();
   if (!row?.active || !row.is_enabled || row.session_version !== claims.sessionVersion) return undefined;
-  await users.touchLastSeen(ctx.db, row.user_id);
+  // last_seen is kept to the minute: most requests read it and write nothing.
+  if (row.last_seen === null || Date.now() - row.last_seen.getTime() > LAST_SEEN_PRECISION_MS) {
+    await users.touchLastSeen(ctx.db, row.user_id);
+  }
   return principalOf(row, 'access_token', undefined);
 }
 

@@ -76,4 +76,34 @@ describe('GET /v1/me', () => {
   it('answers UNAUTHENTICATED without credentials', async () => {
     assertError(await env.call('GET', '/v1/me'), 401, 'UNAUTHENTICATED');
   });
+
+  it('records last_seen on an authenticated request, to the minute (no write on every request)', async () => {
+    const user = await createUser(env, organization.id, 'ORG_MEMBER');
+    const lastSeen = () =>
+      env.database.db
+        .selectFrom('users')
+        .select('last_seen')
+        .where('id', '=', user.user.id)
+        .executeTakeFirstOrThrow();
+    await me({ token: user.token });
+    const first = (await lastSeen()).last_seen;
+    assert.ok(first instanceof Date, 'last_seen is set by the first request');
+    await me({ token: user.token });
+    assert.equal(
+      (await lastSeen()).last_seen?.getTime(),
+      first.getTime(),
+      'a request within the minute writes nothing',
+    );
+    const stale = new Date(Date.now() - 5 * 60_000);
+    await env.database.db
+      .updateTable('users')
+      .set({ last_seen: stale })
+      .where('id', '=', user.user.id)
+      .execute();
+    await me({ token: user.token });
+    assert.ok(
+      ((await lastSeen()).last_seen?.getTime() ?? 0) > stale.getTime(),
+      'a stale last_seen is refreshed',
+    );
+  });
 });
