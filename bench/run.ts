@@ -1,7 +1,8 @@
 import { httpBench } from './http.bench.ts';
+import { relayerBench } from './relayer.bench.ts';
 
 /** `npm run bench [-- name…]`: each benchmark prints its figures as ratios against a baseline. */
-const BENCHES: Record<string, () => Promise<void>> = { http: httpBench };
+const BENCHES: Record<string, () => Promise<void>> = { http: httpBench, relayer: relayerBench };
 
 const names = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(BENCHES);
 for (const name of names) {

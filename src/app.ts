@@ -27,11 +27,15 @@ import { apiKeyRoutes } from './modules/api-keys/routes/index.ts';
 import { MfaChallenge, Session } from './modules/auth/auth.schemas.ts';
 import { authRoutes } from './modules/auth/routes/index.ts';
 import { mailRoutes } from './modules/mail/routes/index.ts';
+import { networkRoutes } from './modules/networks/routes/index.ts';
 import { Organization, PayoutConfig } from './modules/organizations/organizations.schemas.ts';
 import { organizationRoutes } from './modules/organizations/routes/index.ts';
 import { roleRoutes } from './modules/roles/routes/index.ts';
+import { transactionRoutes } from './modules/transactions/routes/index.ts';
+import { Transaction } from './modules/transactions/transactions.schemas.ts';
 import { userRoutes } from './modules/users/routes/index.ts';
 import { User } from './modules/users/users.schemas.ts';
+import { walletRoutes } from './modules/wallets/routes/index.ts';
 
 /** Schemas shared by reference across operations; each becomes a named OpenAPI component. */
 const SHARED_SCHEMAS: TSchema[] = [
@@ -42,6 +46,7 @@ const SHARED_SCHEMAS: TSchema[] = [
   Session,
   MfaChallenge,
   ApiKey,
+  Transaction,
 ];
 
 const ROUTES = [
@@ -50,7 +55,10 @@ const ROUTES = [
   ...apiKeyRoutes,
   ...roleRoutes,
   ...organizationRoutes,
+  ...walletRoutes,
+  ...networkRoutes,
   ...mailRoutes,
+  ...transactionRoutes,
 ];
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;

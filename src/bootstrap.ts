@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Config } from './config.ts';
 import type { Executor } from './db/database.ts';
 import { randomToken, uuidv7 } from './lib/ids.ts';
+import { createKeyring } from './lib/secrets.ts';
 import { hashPassword } from './modules/auth/auth.service.ts';
 import { createOrganization } from './modules/organizations/organizations.service.ts';
 import { ROLE_IDS } from './modules/roles/permissions.ts';
@@ -35,7 +36,9 @@ export async function bootstrapAdmin(db: Executor, config: Config): Promise<Boot
       email = GENERATED_ADMIN_EMAIL;
       password = generatedPassword = randomToken(18);
     }
-    const organization = await createOrganization(tx, { name: config.bootstrap.orgName });
+    const organization = await createOrganization(tx, createKeyring(config.secretKey), {
+      name: config.bootstrap.orgName,
+    });
     await insertUser(tx, {
       id: uuidv7(),
       organization_id: organization.id,

@@ -36,6 +36,7 @@ async function main(): Promise<void> {
   const lines = [`token issuance service (${config.role}) started`];
   if (service.url) lines.push(`  listening on ${service.url}  (API docs: ${config.http.publicBaseUrl}/docs)`);
   if (config.embedded) lines.push(`  embedded PostgreSQL data in ${config.dataDir}/postgres`);
+  if (service.devChainUrl) lines.push(`  dev chain (network 31337) at ${service.devChainUrl}`);
   if (service.bootstrap) {
     lines.push(`  bootstrap platform admin: ${service.bootstrap.email}`);
     if (service.bootstrap.generatedPassword) {

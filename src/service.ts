@@ -1,19 +1,29 @@
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { createTestClient, type Hex, http, parseEther } from 'viem';
 import { buildApp } from './app.ts';
 import { type BootstrapResult, bootstrapAdmin } from './bootstrap.ts';
+import { chainClients } from './chain/clients.ts';
+import { type DevChain, startDevChain } from './chain/dev-chain.ts';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { createDatabase, type DatabaseHandle } from './db/database.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.ts';
+import { isUniqueViolation } from './db/errors.ts';
 import { migrate } from './db/migrator.ts';
-import { createKeyring } from './lib/secrets.ts';
+import { createKeyring, type Keyring } from './lib/secrets.ts';
+import { networkConfigOf, registerDevChainNetwork } from './modules/networks/networks.service.ts';
+import * as organizationsRepository from './modules/organizations/organizations.repository.ts';
+import { ensurePlatformWallet } from './modules/wallets/wallets.service.ts';
 import { createSmtpTransport } from './providers/mail/smtp.ts';
 import { buildWorker, type Worker } from './worker.ts';
 
 export interface RunningService {
   readonly url: string | undefined;
   readonly bootstrap: BootstrapResult | undefined;
+  /** JSON-RPC url of the embedded dev chain, when DEV_CHAIN is on. */
+  readonly devChainUrl: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -40,6 +50,18 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     const bootstrap = await bootstrapAdmin(database.db, config);
 
     const ctx: AppContext = { config, db: database.db, keyring: createKeyring(config.secretKey), logger };
+    let devChainUrl: string | undefined;
+    if (config.devChain) {
+      // Started before the API and the worker, so it stops after them.
+      const chain = await startDevChain({
+        statePath: path.join(config.dataDir, DEV_CHAIN_STATE_FILE),
+        blockTimeSeconds: 1,
+        logger: { info: (msg) => logger.info(msg), debug: (msg) => logger.debug(msg) },
+      });
+      stops.push(() => chain.stop());
+      await setUpDevChain(database.db, ctx.keyring, chain, bootstrap);
+      devChainUrl = chain.rpcUrl;
+    }
     let url: string | undefined;
     if (config.role !== 'api') {
       const transport = config.smtpUrl ? createSmtpTransport(config.smtpUrl) : undefined;
@@ -56,7 +78,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       stops.push(() => app.close());
       url = await app.listen({ port: config.http.port, host: config.http.host });
     }
-    return { url, bootstrap, stop };
+    return { url, bootstrap, devChainUrl, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -66,4 +88,63 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
 /** The platform's sender: no-reply at the host of PUBLIC_BASE_URL. */
 export function defaultFromAddress(config: Config): string {
   return `Token Issuance Service <no-reply@${new URL(config.http.publicBaseUrl).hostname}>`;
+}
+
+export const DEV_CHAIN_STATE_FILE = 'dev-chain-state.json';
+/** What the platform wallet is given on the dev chain when it has nothing there. */
+const DEV_PLATFORM_WALLET_FUNDS = parseEther('10000');
+
+/**
+ * DESIGN.md "Embedded default": the dev chain is network 31337 (its url follows anvil's port),
+ * the platform wallet is its first funded account, and the bootstrap organization can use it.
+ */
+async function setUpDevChain(
+  db: DatabaseHandle['db'],
+  keyring: Keyring,
+  chain: DevChain,
+  bootstrap: BootstrapResult | undefined,
+): Promise<void> {
+  const funded = chain.accounts[0];
+  if (!funded) throw new Error('the dev chain has no funded account');
+  const { network, created } = await db
+    .transaction()
+    .execute((tx) => registerDevChainNetwork(tx, chain.chainId, chain.rpcUrl));
+  // Two instances starting together may both create it: the loser reads the winner's.
+  const wallet = await ensurePlatformWallet(db, keyring, funded.privateKey).catch((error: unknown) => {
+    if (isUniqueViolation(error, 'wallets_platform_key')) return ensurePlatformWallet(db, keyring);
+    throw error;
+  });
+  // A platform wallet made before the dev chain (another key) is funded on it instead.
+  const client = chainClients.forNetwork({ id: network.id, url: networkConfigOf(network).url });
+  if ((await client.balance(wallet.address as Hex)) === 0n) {
+    await createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl) }).setBalance({
+      address: wallet.address as Hex,
+      value: DEV_PLATFORM_WALLET_FUNDS,
+    });
+  }
+  // Only when the organization or the network is new: an admin who took the network away from
+  // the organization later is not overruled at the next start.
+  const organizationId = bootstrap?.organizationId ?? (created ? await firstUserOrganization(db) : undefined);
+  if (organizationId !== undefined) {
+    await db.transaction().execute(async (tx) => {
+      const organization = await organizationsRepository.findOrganizationForUpdate(tx, organizationId);
+      if (organization && !organization.network_ids.includes(network.id)) {
+        await organizationsRepository.updateOrganization(tx, organizationId, {
+          network_ids: [...organization.network_ids, network.id],
+        });
+      }
+    });
+  }
+}
+
+/** The organization of the first user: the bootstrap admin's (src/bootstrap.ts). */
+async function firstUserOrganization(db: DatabaseHandle['db']): Promise<string | undefined> {
+  const user = await db
+    .selectFrom('users')
+    .select('organization_id')
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return user?.organization_id;
 }

@@ -189,7 +189,7 @@ export async function setupTest(configOverrides: Record<string, string> = {}): P
     login,
     createUser,
     async createOrganization(name, fields = {}) {
-      const row = await createOrganization(database.db, {
+      const row = await createOrganization(database.db, ctx.keyring, {
         name: name ?? `Org ${++counter} ${randomBytes(3).toString('hex')}`,
         ...fields,
       });

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { RegisteredRoute } from '../src/http/route-table.ts';
 import { registeredRoutes } from '../src/http/route-table.ts';
+import { uuidv7 } from '../src/lib/ids.ts';
 import { type Permission, ROLE_PERMISSIONS } from '../src/modules/roles/permissions.ts';
 import { type Actor, setupTest, type TestEnv } from './harness.ts';
 
@@ -33,6 +34,7 @@ interface Tenant {
   member: Actor;
   adminApiKey: { id: string; key: string };
   memberApiKey: { id: string; key: string };
+  transactionId: string;
 }
 
 /**
@@ -44,7 +46,55 @@ const PATH_FIXTURES: Record<string, (t: Tenant) => string> = {
   organization_id: (t) => t.organizationId,
   user_id: (t) => t.member.user.id,
   api_key_id: (t) => t.adminApiKey.id,
+  network_id: () => String(FIXTURE_NETWORK_ID),
+  transaction_id: (t) => t.transactionId,
 };
+
+/**
+ * Path parameters that name platform resources every organization reads (networks, API.md §3 G):
+ * there is no other organization's resource to hide, so another organization's admin is served
+ * like the owner (reads) or refused like any organization admin (platform writes).
+ */
+const SHARED_PARAMS = new Set(['network_id']);
+const FIXTURE_NETWORK_ID = 990_001;
+
+/** The shared network behind `network_id`; inserted directly, as no node answers in this suite. */
+async function ensureFixtureNetwork(): Promise<void> {
+  await env.database.db
+    .insertInto('networks')
+    .values({
+      id: FIXTURE_NETWORK_ID,
+      name: 'Security fixture network',
+      enabled: true,
+      testnet: true,
+      config: JSON.stringify({ url: 'http://127.0.0.1:9' }),
+    })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+}
+
+/** A PENDING transaction of the organization (never sent: no worker runs in this suite). */
+async function createFixtureTransaction(organizationId: string): Promise<string> {
+  const wallet = await env.database.db
+    .selectFrom('wallets')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirstOrThrow();
+  const row = await env.database.db
+    .insertInto('transactions')
+    .values({
+      id: uuidv7(),
+      organization_id: organizationId,
+      network_id: FIXTURE_NETWORK_ID,
+      wallet_id: wallet.id,
+      from_address: wallet.address,
+      type: 'TRANSFER',
+      to_address: wallet.address,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
 
 /**
  * Bodies for routes where `{}` would fail validation before the handler can decide 404; only
@@ -66,6 +116,7 @@ const roleHas = (role: keyof typeof ROLE_PERMISSIONS, p: Permission | undefined)
   p === undefined || ROLE_PERMISSIONS[role].includes(p);
 
 async function createTenant(options: { mfa_required?: boolean } = {}): Promise<Tenant> {
+  await ensureFixtureNetwork();
   const organization = await env.createOrganization(undefined, options);
   const admin = await env.createUser(organization.id, 'ORG_ADMIN');
   const member = await env.createUser(organization.id, 'ORG_MEMBER');
@@ -85,6 +136,7 @@ async function createTenant(options: { mfa_required?: boolean } = {}): Promise<T
     member,
     adminApiKey: options.mfa_required ? placeholder : await apiKeyOf(admin),
     memberApiKey: options.mfa_required ? placeholder : await apiKeyOf(member),
+    transactionId: await createFixtureTransaction(organization.id),
   };
 }
 
@@ -271,6 +323,13 @@ describe("security: another organization's resources", () => {
 
   for (const route of withParams) {
     const adminMayCall = roleHas('ORG_ADMIN', permissionOf(route));
+    if (adminMayCall && route.params.every((p) => SHARED_PARAMS.has(p))) {
+      it(`${label(route)} serves the shared platform resource to any organization's admin`, async () => {
+        const response = await send(route, owner, { token: stranger.admin.token }, 'fixture');
+        assert.ok(response.statusCode < 300, `${response.statusCode} ${response.body}`);
+      });
+      continue;
+    }
     it(`${label(route)} answers ${adminMayCall ? '404 NOT_FOUND' : '403 FORBIDDEN'} to another organization's admin`, async () => {
       for (const credentials of [{ token: stranger.admin.token }, { apiKey: stranger.adminApiKey.key }]) {
         const response = await send(route, owner, credentials, 'fixture');
@@ -288,7 +347,9 @@ describe('security: the owner', () => {
     owner = await createTenant();
   });
 
-  for (const route of routes.filter((r) => !isPublic(r) && r.params.length > 0)) {
+  // Platform writes (networks) are refused to every organization admin: the 403 suites cover them.
+  const ownerMayCall = (r: RegisteredRoute) => roleHas('ORG_ADMIN', permissionOf(r));
+  for (const route of routes.filter((r) => !isPublic(r) && r.params.length > 0 && ownerMayCall(r))) {
     it(`${label(route)} finds organization A's resource for organization A's admin`, async () => {
       const response = await send(route, owner, { token: owner.admin.token }, 'fixture');
       assert.ok(response.statusCode < 300, `${response.statusCode} ${response.body}`);

@@ -118,6 +118,141 @@ export interface RateLimitBucketsTable {
   hits: number;
 }
 
+/** Network `config` as stored (SERVICE-SPEC "Network"; camelCase as the spec spells it). */
+export interface NetworkConfig {
+  autoDeploy: boolean;
+  /** Wei, as a decimal string. */
+  autoFundAmount: string;
+  confirmations: number;
+  eip155: boolean;
+  gasStrategy: GasStrategy;
+  maxConcurrentTxs: number;
+  poa: boolean;
+  txResubmitBlockCount: number | null;
+  url: string;
+}
+
+export interface GasStrategy {
+  /** EIP1559 or LEGACY fees; AUTO picks EIP-1559 when the chain's blocks have a base fee. */
+  type: 'AUTO' | 'EIP1559' | 'LEGACY';
+  /** Upper bound of maxFeePerGas (EIP-1559) or gasPrice (legacy), wei; null: no bound. */
+  maxFeePerGas: string | null;
+  /** Tip (EIP-1559), wei; null: the node's suggestion. */
+  maxPriorityFeePerGas: string | null;
+  /** Percent added to fees on each resubmission: at least 13 (nodes require +12.5%). */
+  bumpPercent: number;
+}
+
+export interface NetworksTable {
+  id: number;
+  name: string;
+  enabled: boolean;
+  testnet: boolean;
+  config: ColumnType<NetworkConfig, string, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface PaymentTokensTable {
+  network_id: number;
+  address: string;
+  symbol: string;
+  decimals: number;
+  eth: Generated<boolean>;
+  eur_stablecoin: Generated<boolean>;
+  usd_stablecoin: Generated<boolean>;
+  created_at: Timestamp;
+}
+
+export type WalletKind = 'ORGANIZATION' | 'PLATFORM';
+
+export interface WalletsTable {
+  id: string;
+  organization_id: string | null;
+  kind: WalletKind;
+  address: string;
+  /** Encrypted at rest (Keyring.encrypt). */
+  private_key: string;
+  created_at: Timestamp;
+}
+
+export interface WalletNoncesTable {
+  network_id: number;
+  address: string;
+  next_nonce: ColumnType<string, string | number | bigint, string | number | bigint>;
+  updated_at: Timestamp;
+}
+
+export interface RelayerLeasesTable {
+  network_id: number;
+  address: string;
+  holder: string;
+  epoch: ColumnType<string, string | number | bigint, string | number | bigint>;
+  expires_at: Timestamp;
+}
+
+export type TransactionState = 'PENDING' | 'QUEUED' | 'SUBMITTED' | 'COMPLETED' | 'CANCELLED';
+export type TransactionType =
+  | 'DEPLOY'
+  | 'MINT'
+  | 'TRANSFER'
+  | 'FUNCTION_EXECUTE'
+  | 'FUNDING'
+  | 'VOUCHER_SETUP'
+  | 'ROYALTY_UPDATE'
+  | 'NONCE_GAP_FILL';
+
+type Wei = ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
+type BigIntColumn = ColumnType<string | null, string | number | bigint | null | undefined, string | number | bigint | null>;
+
+export interface TransactionsTable {
+  id: string;
+  organization_id: string | null;
+  network_id: number;
+  wallet_id: string;
+  from_address: string;
+  type: TransactionType;
+  to_address: string | null;
+  data: Generated<string>;
+  value: ColumnType<string, string | bigint | undefined, string | bigint>;
+  gas_limit: Wei;
+  state: Generated<TransactionState>;
+  nonce: BigIntColumn;
+  tx_hash: string | null;
+  raw_tx: string | null;
+  max_fee_per_gas: Wei;
+  max_priority_fee_per_gas: Wei;
+  gas_price: Wei;
+  attempts: Generated<number>;
+  submitted_at: NullableTimestamp;
+  submitted_block: BigIntColumn;
+  mined_block_number: BigIntColumn;
+  mined_block_hash: string | null;
+  on_chain_status: 'SUCCESS' | 'FAILURE' | null;
+  gas_used: Wei;
+  effective_gas_price: Wei;
+  fee: Wei;
+  contract_address: string | null;
+  failure_reason: string | null;
+  last_error: string | null;
+  next_attempt_at: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  completed_at: NullableTimestamp;
+}
+
+export interface TransactionAttemptsTable {
+  id: string;
+  transaction_id: string;
+  tx_hash: string;
+  raw_tx: string;
+  nonce: ColumnType<string, string | number | bigint, string | number | bigint>;
+  max_fee_per_gas: Wei;
+  max_priority_fee_per_gas: Wei;
+  gas_price: Wei;
+  created_at: Timestamp;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   roles: RolesTable;
@@ -128,6 +263,13 @@ export interface Database {
   mailbox_messages: MailboxMessagesTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_limit_buckets: RateLimitBucketsTable;
+  networks: NetworksTable;
+  payment_tokens: PaymentTokensTable;
+  wallets: WalletsTable;
+  wallet_nonces: WalletNoncesTable;
+  relayer_leases: RelayerLeasesTable;
+  transactions: TransactionsTable;
+  transaction_attempts: TransactionAttemptsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -140,3 +282,8 @@ export type RoleRow = Selectable<RolesTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type MailOutboxRow = Selectable<MailOutboxTable>;
 export type MailboxMessageRow = Selectable<MailboxMessagesTable>;
+export type NetworkRow = Selectable<NetworksTable>;
+export type PaymentTokenRow = Selectable<PaymentTokensTable>;
+export type WalletRow = Selectable<WalletsTable>;
+export type TransactionRow = Selectable<TransactionsTable>;
+export type TransactionAttemptRow = Selectable<TransactionAttemptsTable>;

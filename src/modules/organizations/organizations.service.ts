@@ -6,7 +6,9 @@ import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import { parseAddress } from '../../lib/address.ts';
 import { uuidv7 } from '../../lib/ids.ts';
+import type { Keyring } from '../../lib/secrets.ts';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
+import { createOrganizationWallet } from '../wallets/wallets.service.ts';
 import * as repo from './organizations.repository.ts';
 import type {
   CreateOrganizationBody,
@@ -57,11 +59,13 @@ export function listOrganizations(
   return repo.listOrganizations(db, page, isPlatformAdmin(principal) ? undefined : principal.organizationId);
 }
 
+/** Creates the organization and its signing wallet, in the caller's transaction. */
 export async function createOrganization(
   db: Executor,
+  keyring: Keyring,
   body: CreateOrganizationBody,
 ): Promise<OrganizationRow> {
-  return insertUniquelyNamed(body.name, () =>
+  const organization = await insertUniquelyNamed(body.name, () =>
     repo.insertOrganization(db, {
       id: uuidv7(),
       name: body.name,
@@ -72,6 +76,8 @@ export async function createOrganization(
       platform_sale_fee: body.platform_sale_fee ?? 0,
     }),
   );
+  await createOrganizationWallet(db, keyring, organization.id);
+  return organization;
 }
 
 /** Fields an organization admin may change on its own organization; the rest are the platform's. */

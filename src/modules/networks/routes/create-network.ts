@@ -1,0 +1,28 @@
+import { chainClients } from '../../../chain/clients.ts';
+import { needs } from '../../../http/access.ts';
+import type { RouteModule } from '../../../http/types.ts';
+import { CreateNetworkBody, Network } from '../networks.schemas.ts';
+import { createNetwork, toNetwork } from '../networks.service.ts';
+
+export const createNetworkRoute: RouteModule = (app, ctx) =>
+  app.post(
+    '/v1/networks',
+    {
+      config: { access: needs('networks:write') },
+      schema: {
+        operationId: 'createNetwork',
+        tags: ['Networks'],
+        summary: 'Register a network (platform admins)',
+        description:
+          'The node at config.url must answer eth_chainId with the network id (else 400; 502 when it does not answer). Payment tokens given here are added as by addPaymentToken, all or nothing.',
+        body: CreateNetworkBody,
+        response: { 201: Network },
+      },
+    },
+    async (request, reply) => {
+      const created = await ctx.db
+        .transaction()
+        .execute((tx) => createNetwork(tx, chainClients, request.body));
+      return reply.code(201).send(toNetwork(created));
+    },
+  );

@@ -1,0 +1,29 @@
+import { chainClients } from '../../../chain/clients.ts';
+import { needs } from '../../../http/access.ts';
+import type { RouteModule } from '../../../http/types.ts';
+import { EditNetworkBody, Network, NetworkParams } from '../networks.schemas.ts';
+import { editNetwork, toNetwork } from '../networks.service.ts';
+
+export const editNetworkRoute: RouteModule = (app, ctx) =>
+  app.patch(
+    '/v1/networks/:network_id',
+    {
+      config: { access: needs('networks:write') },
+      schema: {
+        operationId: 'editNetwork',
+        tags: ['Networks'],
+        summary: 'Edit a network (platform admins)',
+        description:
+          'Null leaves a field as it is; config merges field by field (gasStrategy too). A new config.url must answer eth_chainId with the network id.',
+        params: NetworkParams,
+        body: EditNetworkBody,
+        response: { 200: Network },
+      },
+    },
+    async (request) => {
+      const edited = await ctx.db
+        .transaction()
+        .execute((tx) => editNetwork(tx, chainClients, request.params.network_id, request.body));
+      return toNetwork(edited);
+    },
+  );

@@ -1,0 +1,701 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { type Hex, keccak256 } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { chainClients } from '../../chain/clients.ts';
+import { bumpedFees, type Fees, marketFees } from '../../chain/fees.ts';
+import { type ChainClient, classifyRpcError, type Receipt } from '../../chain/rpc.ts';
+import type { Database, Executor } from '../../db/database.ts';
+import type { NetworkRow, TransactionRow, WalletRow } from '../../db/schema.ts';
+import { mapLimit } from '../../lib/concurrency.ts';
+import type { Keyring } from '../../lib/secrets.ts';
+import { allEnabledNetworks } from '../networks/networks.service.ts';
+import { findOrganization } from '../organizations/organizations.service.ts';
+import { findPlatformWallet, signerOf } from '../wallets/wallets.service.ts';
+import * as repo from './transactions.repository.ts';
+
+/**
+ * The transaction relayer (DESIGN.md "The transaction relayer"). One instance drives each
+ * (network, sender) pair at a time, under a lease; every write re-checks the lease epoch, so an
+ * instance that lost its lease while paused cannot act on stale reads.
+ *
+ * Per pair, each pass:
+ * 1. reconcile (on taking the lease, then periodically): raise the next nonce past nonces used
+ *    outside the service, and fill nonce gaps with no-op self-transfers;
+ * 2. monitor SUBMITTED rows: receipts of any signed version, confirmations, reorgs, fee bumps
+ *    after `txResubmitBlockCount` blocks, re-broadcasts of dropped transactions, and rows whose
+ *    nonce was consumed by another transaction (sent back to PENDING for a new nonce);
+ * 3. broadcast QUEUED rows (the stored raw bytes: a crash between signing and sending re-sends
+ *    the same transaction, never a second one);
+ * 4. promote PENDING rows up to `maxConcurrentTxs` in flight: estimate gas, then in one database
+ *    transaction take the nonce, sign, store the raw bytes and move the row to QUEUED.
+ */
+export interface RelayerOptions {
+  db: Kysely<Database>;
+  keyring: Keyring;
+  logger: Logger;
+  /** Default: one client per network and URL. */
+  clientFor?: (network: NetworkRow) => ChainClient;
+  /** Names this process in leases; unique per running instance. */
+  instanceId: string;
+  leaseSeconds?: number;
+  pollMs?: number;
+  reconcileEveryMs?: number;
+}
+
+class LeaseLost extends Error {}
+
+const GAS_MARGIN_PERCENT = 20n;
+const GAP_FILL_GAS = 21_000n;
+const MAX_GAP_FILLS_PER_PASS = 100;
+const TRANSIENT_BACKOFF_MS = 1_000;
+const FUNDS_BACKOFF_MS = 5_000;
+/** RPC calls in flight per wallet pass (receipts, broadcasts, estimates). */
+const RPC_CONCURRENCY = 16;
+/** Rows promoted (nonce, sign, store) in one database transaction. */
+const PROMOTE_BATCH = 200;
+
+interface Pair {
+  network: NetworkRow;
+  address: Hex;
+  epoch: string;
+  client: ChainClient;
+  wallet: WalletRow;
+  account: PrivateKeyAccount;
+}
+
+export class Relayer {
+  private readonly db: Kysely<Database>;
+  private readonly log: Logger;
+  private readonly leaseSeconds: number;
+  private readonly pollMs: number;
+  private readonly reconcileEveryMs: number;
+  private readonly reconciledAt = new Map<string, number>();
+  private readonly rebroadcastAt = new Map<string, bigint>();
+  private running: Promise<void> | undefined;
+  private stopping = false;
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly options: RelayerOptions) {
+    this.db = options.db;
+    this.log = options.logger.child({ component: 'relayer', instance: options.instanceId });
+    this.leaseSeconds = options.leaseSeconds ?? 15;
+    this.pollMs = options.pollMs ?? 500;
+    this.reconcileEveryMs = options.reconcileEveryMs ?? 30_000;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.stopping = false;
+    this.running = this.loop();
+  }
+
+  /** Asks for a pass now (new work was queued). */
+  poke(): void {
+    this.wake?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.running;
+    this.running = undefined;
+    await repo.releaseLeases(this.db, this.options.instanceId).catch(() => {});
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      try {
+        await this.tick();
+      } catch (error) {
+        this.log.warn({ err: error }, 'relayer pass failed');
+      }
+      if (this.stopping) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.pollMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+  }
+
+  /** One pass over every sender with work on every enabled network. */
+  async tick(): Promise<void> {
+    const networks = await allEnabledNetworks(this.db);
+    await Promise.all(
+      networks.map(async (network) => {
+        const senders = await repo.sendersWithWork(this.db, network.id);
+        await Promise.all(senders.map((address) => this.drive(network, address as Hex)));
+      }),
+    );
+  }
+
+  private async drive(network: NetworkRow, address: Hex): Promise<void> {
+    const epoch = await repo.acquireLease(
+      this.db,
+      network.id,
+      address,
+      this.options.instanceId,
+      this.leaseSeconds,
+    );
+    if (epoch === undefined) return;
+    const wallet = await this.db
+      .selectFrom('wallets')
+      .selectAll()
+      .where('address', '=', address)
+      .executeTakeFirst();
+    if (!wallet) {
+      this.log.error({ address }, 'transactions from an address the service has no wallet for');
+      return;
+    }
+    const pair: Pair = {
+      network,
+      address,
+      epoch,
+      client: this.clientFor(network),
+      wallet,
+      account: signerOf(this.options.keyring, wallet),
+    };
+    const key = `${network.id}:${address}:${epoch}`;
+    try {
+      const last = this.reconciledAt.get(key);
+      if (last === undefined || Date.now() - last > this.reconcileEveryMs) {
+        await this.reconcile(pair);
+        this.reconciledAt.set(key, Date.now());
+      }
+      await this.monitor(pair);
+      await this.broadcastQueued(pair);
+      await this.promote(pair);
+    } catch (error) {
+      if (error instanceof LeaseLost) {
+        this.log.info({ network: network.id, address }, 'lease lost; another instance drives this wallet');
+        return;
+      }
+      const classified = classifyRpcError(error);
+      this.log.warn(
+        { network: network.id, address, err: error, kind: classified.kind },
+        'relayer pass stopped early',
+      );
+    }
+  }
+
+  private clientFor(network: NetworkRow): ChainClient {
+    return this.options.clientFor
+      ? this.options.clientFor(network)
+      : chainClients.forNetwork({ id: network.id, url: network.config.url });
+  }
+
+  /** Runs `fn` in a database transaction that holds the lease (fencing), or throws LeaseLost. */
+  private withLease<T>(pair: Pair, fn: (tx: Executor) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(async (tx) => {
+      if (!(await repo.holdsLease(tx, pair.network.id, pair.address, this.options.instanceId, pair.epoch))) {
+        throw new LeaseLost();
+      }
+      return fn(tx);
+    });
+  }
+
+  // 1. Reconcile -------------------------------------------------------------------------------
+
+  private async reconcile(pair: Pair): Promise<void> {
+    // Nonces below the node's pending nonce are taken (mined, or waiting in its pool).
+    const chainPending = BigInt(await pair.client.nonce(pair.address, 'pending'));
+    await this.withLease(pair, async (tx) => {
+      const next = await repo.raiseNextNonce(tx, pair.network.id, pair.address, chainPending);
+      if (next <= chainPending) return;
+      const used = await repo.usedNonces(tx, pair.network.id, pair.address, chainPending, next);
+      let filled = 0;
+      for (let nonce = chainPending; nonce < next && filled < MAX_GAP_FILLS_PER_PASS; nonce++) {
+        if (used.has(nonce.toString())) continue;
+        await this.queueGapFill(tx, pair, nonce);
+        filled++;
+      }
+      if (filled > 0)
+        this.log.warn({ network: pair.network.id, address: pair.address, filled }, 'filled nonce gaps');
+    });
+  }
+
+  /** A no-op self-transfer holding `nonce`, so the transactions after it are not stuck. */
+  private async queueGapFill(tx: Executor, pair: Pair, nonce: bigint): Promise<void> {
+    const fees = await marketFees(pair.client, pair.network.config.gasStrategy);
+    const row = await repo.insertTransaction(tx, {
+      organizationId: pair.wallet.organization_id,
+      networkId: pair.network.id,
+      walletId: pair.wallet.id,
+      from: pair.address,
+      type: 'NONCE_GAP_FILL',
+      to: pair.address,
+      data: '0x',
+      value: 0n,
+      gasLimit: GAP_FILL_GAS,
+    });
+    await this.signAndQueue(tx, pair, row, nonce, GAP_FILL_GAS, fees);
+  }
+
+  // 2. Monitor ---------------------------------------------------------------------------------
+
+  private async monitor(pair: Pair): Promise<void> {
+    const submitted = await repo.liveTransactions(this.db, pair.network.id, pair.address, 'SUBMITTED', 5000);
+    if (submitted.length === 0) return;
+    // The nonce is read BEFORE the receipts: a row whose nonce is below it and that has no
+    // receipt after that read was not mined by us, so giving it a new nonce cannot send it twice.
+    const minedNonce = BigInt(await pair.client.nonce(pair.address, 'latest'));
+    const head = await pair.client.blockNumber();
+    const hashes = await repo.attemptHashes(
+      this.db,
+      submitted.map((r) => r.id),
+    );
+    const receipts = await mapLimit(submitted, RPC_CONCURRENCY, (row) =>
+      this.firstReceipt(pair, hashes.get(row.id) ?? []),
+    );
+    const canonical = new Map<bigint, Promise<Hex | null>>();
+    const blockHash = (number: bigint) => {
+      let hash = canonical.get(number);
+      if (!hash) {
+        hash = pair.client.blockHash(number);
+        canonical.set(number, hash);
+      }
+      return hash;
+    };
+    await mapLimit(submitted, RPC_CONCURRENCY, async (row, i) => {
+      const receipt = receipts[i];
+      if (receipt) {
+        await this.onReceipt(pair, row, receipt, head, blockHash);
+      } else if (row.mined_block_number !== null) {
+        // Mined once, gone now: a reorg dropped it. Record that and send the same bytes again.
+        await this.withLease(pair, (tx) =>
+          repo.updateTransaction(tx, row.id, {
+            mined_block_number: null,
+            mined_block_hash: null,
+            on_chain_status: null,
+            submitted_block: head.toString(),
+          }),
+        );
+        this.log.warn({ id: row.id, hash: row.tx_hash }, 'transaction dropped by a reorg; re-sending');
+        await this.rebroadcast(pair, row);
+      } else if (minedNonce > BigInt(row.nonce!)) {
+        await this.renonce(pair, row, minedNonce);
+      } else if (this.resubmitDue(pair, row, head)) {
+        await this.bump(pair, row, head);
+      } else if (head > BigInt(row.submitted_block ?? '0') + 1n && this.rebroadcastAt.get(row.id) !== head) {
+        // Not mined after a block: the node may have dropped it (restart, lost send). Same bytes.
+        this.rebroadcastAt.set(row.id, head);
+        await this.rebroadcast(pair, row);
+      }
+    });
+  }
+
+  private async firstReceipt(pair: Pair, hashes: string[]): Promise<Receipt | null> {
+    for (const hash of hashes) {
+      const receipt = await pair.client.receipt(hash as Hex);
+      if (receipt) return receipt;
+    }
+    return null;
+  }
+
+  private async findReceipt(pair: Pair, row: TransactionRow): Promise<Receipt | null> {
+    const hashes = await repo.attemptHashes(this.db, [row.id]);
+    return this.firstReceipt(pair, hashes.get(row.id) ?? []);
+  }
+
+  private async onReceipt(
+    pair: Pair,
+    row: TransactionRow,
+    receipt: Receipt,
+    head: bigint,
+    blockHash: (number: bigint) => Promise<Hex | null>,
+  ): Promise<void> {
+    const status = receipt.status === 'success' ? 'SUCCESS' : 'FAILURE';
+    const minedFields = {
+      tx_hash: receipt.transactionHash,
+      mined_block_number: receipt.blockNumber.toString(),
+      mined_block_hash: receipt.blockHash,
+      on_chain_status: status,
+      gas_used: receipt.gasUsed.toString(),
+      effective_gas_price: receipt.effectiveGasPrice.toString(),
+      fee: (receipt.gasUsed * receipt.effectiveGasPrice).toString(),
+      contract_address: receipt.contractAddress,
+    };
+    const depth = head - receipt.blockNumber + 1n;
+    if (depth < BigInt(pair.network.config.confirmations)) {
+      if (row.mined_block_hash !== receipt.blockHash) {
+        await this.withLease(pair, (tx) => repo.updateTransaction(tx, row.id, minedFields));
+      }
+      return;
+    }
+    // Deep enough; final only if its block is still the canonical one at that height.
+    if ((await blockHash(receipt.blockNumber)) !== receipt.blockHash) return;
+    await this.withLease(pair, async (tx) => {
+      const current = await repo.findTransactionForUpdate(tx, row.id);
+      if (current?.state !== 'SUBMITTED') return;
+      await repo.updateTransaction(tx, row.id, {
+        ...minedFields,
+        state: 'COMPLETED',
+        completed_at: new Date(),
+        failure_reason: status === 'FAILURE' ? 'reverted on chain' : null,
+        last_error: null,
+      });
+      await repo.queueSettledJob(tx, row);
+    });
+    this.rebroadcastAt.delete(row.id);
+  }
+
+  private resubmitDue(pair: Pair, row: TransactionRow, head: bigint): boolean {
+    const blocks = pair.network.config.txResubmitBlockCount;
+    return (
+      blocks !== null && row.submitted_block !== null && head - BigInt(row.submitted_block) >= BigInt(blocks)
+    );
+  }
+
+  /** The nonce went to another transaction (sent outside the service): queue again with a new one. */
+  private async renonce(pair: Pair, row: TransactionRow, minedNonce: bigint): Promise<void> {
+    // Last look: a receipt of ours may have arrived since; then it is ours that used the nonce.
+    if (await this.findReceipt(pair, row)) return;
+    await this.withLease(pair, async (tx) => {
+      const current = await repo.findTransactionForUpdate(tx, row.id);
+      if (current?.state !== 'SUBMITTED' && current?.state !== 'QUEUED') return;
+      await repo.raiseNextNonce(tx, pair.network.id, pair.address, minedNonce);
+      await repo.updateTransaction(tx, row.id, {
+        state: 'PENDING',
+        nonce: null,
+        raw_tx: null,
+        tx_hash: null,
+        submitted_at: null,
+        submitted_block: null,
+        last_error: `nonce ${row.nonce} was used by another transaction of ${pair.address}; queued again`,
+        next_attempt_at: new Date(),
+      });
+    });
+    this.log.warn(
+      { id: row.id, nonce: row.nonce },
+      'nonce consumed outside the service; transaction re-queued',
+    );
+  }
+
+  /** Re-signs with the same nonce and higher fees, and sends the new version. */
+  private async bump(pair: Pair, row: TransactionRow, head: bigint): Promise<void> {
+    const market = await marketFees(pair.client, pair.network.config.gasStrategy);
+    const next = bumpedFees(feesOf(row), market, pair.network.config.gasStrategy);
+    if (!next) {
+      this.log.warn({ id: row.id }, 'fees are at the gas strategy cap; waiting without resubmitting');
+      await this.withLease(pair, (tx) =>
+        repo.updateTransaction(tx, row.id, { submitted_block: head.toString() }),
+      );
+      return;
+    }
+    const updated = await this.withLease(pair, async (tx) => {
+      const current = await repo.findTransactionForUpdate(tx, row.id);
+      if (current?.state !== 'SUBMITTED' && current?.state !== 'QUEUED') return undefined;
+      const signed = await this.sign(pair, current, BigInt(current.nonce!), BigInt(current.gas_limit!), next);
+      await repo.insertAttempt(tx, {
+        transaction_id: row.id,
+        tx_hash: signed.hash,
+        raw_tx: signed.raw,
+        nonce: current.nonce!,
+        ...feeColumns(next),
+      });
+      return repo.updateTransaction(tx, row.id, {
+        raw_tx: signed.raw,
+        tx_hash: signed.hash,
+        ...feeColumns(next),
+        attempts: current.attempts + 1,
+        submitted_block: head.toString(),
+      });
+    });
+    if (updated) {
+      this.log.info({ id: row.id, attempt: updated.attempts }, 'resubmitting with higher fees');
+      await this.rebroadcast(pair, updated);
+    }
+  }
+
+  private async rebroadcast(pair: Pair, row: TransactionRow): Promise<void> {
+    if (!row.raw_tx) return;
+    try {
+      await pair.client.sendRawTransaction(row.raw_tx as Hex);
+    } catch (error) {
+      const { kind, reason } = classifyRpcError(error);
+      // Already known, or the nonce already used: the monitor settles it from the chain.
+      if (kind !== 'ambiguous') this.log.debug({ id: row.id, kind, reason }, 're-broadcast refused');
+    }
+  }
+
+  // 3. Broadcast -------------------------------------------------------------------------------
+
+  private async broadcastQueued(pair: Pair): Promise<void> {
+    const due = await repo.liveTransactions(this.db, pair.network.id, pair.address, 'QUEUED', 5000);
+    if (due.length === 0) return;
+    const head = await pair.client.blockNumber();
+    // Sent concurrently: a node keeps a higher nonce waiting until the lower one arrives.
+    const failures: { row: TransactionRow; error: unknown }[] = [];
+    const sent: string[] = [];
+    await mapLimit(due, RPC_CONCURRENCY, async (row) => {
+      try {
+        await pair.client.sendRawTransaction(row.raw_tx as Hex);
+        sent.push(row.id);
+      } catch (error) {
+        failures.push({ row, error });
+      }
+    });
+    await this.withLease(pair, (tx) => repo.markSubmitted(tx, sent, head));
+    for (const { row, error } of failures.sort((a, b) =>
+      Number(BigInt(a.row.nonce!) - BigInt(b.row.nonce!)),
+    )) {
+      await this.onBroadcastError(pair, row, error, head);
+    }
+  }
+
+  private async markSubmitted(pair: Pair, row: TransactionRow, head: bigint): Promise<void> {
+    await this.withLease(pair, async (tx) => {
+      const current = await repo.findTransactionForUpdate(tx, row.id);
+      if (current?.state !== 'QUEUED') return;
+      await repo.updateTransaction(tx, row.id, {
+        state: 'SUBMITTED',
+        submitted_at: new Date(),
+        submitted_block: head.toString(),
+        last_error: null,
+      });
+    });
+  }
+
+  private async onBroadcastError(
+    pair: Pair,
+    row: TransactionRow,
+    error: unknown,
+    head: bigint,
+  ): Promise<void> {
+    const { kind, reason } = classifyRpcError(error);
+    switch (kind) {
+      case 'ambiguous': {
+        // The chain may have it already: known to the node, or the nonce is taken.
+        const minedNonce = BigInt(await pair.client.nonce(pair.address, 'latest'));
+        if (await this.findReceipt(pair, row)) return this.markSubmitted(pair, row, head);
+        if (minedNonce > BigInt(row.nonce!)) return this.renonce(pair, row, minedNonce);
+        return this.markSubmitted(pair, row, head);
+      }
+      case 'underpriced':
+        return this.bump(pair, row, head);
+      case 'funds':
+        await this.requestFunding(pair);
+        return this.backoff(pair, row, reason, FUNDS_BACKOFF_MS);
+      case 'deterministic':
+        return this.cancel(pair, row, reason);
+      case 'transient':
+        return this.backoff(pair, row, reason, TRANSIENT_BACKOFF_MS);
+    }
+  }
+
+  private async backoff(pair: Pair, row: TransactionRow, reason: string, ms: number): Promise<void> {
+    await this.withLease(pair, (tx) =>
+      repo.updateTransaction(tx, row.id, { last_error: reason, next_attempt_at: new Date(Date.now() + ms) }),
+    );
+  }
+
+  /** Ends a transaction that can never succeed; a nonce it held is filled by a no-op. */
+  private async cancel(pair: Pair, row: TransactionRow, reason: string): Promise<void> {
+    await this.withLease(pair, async (tx) => {
+      const current = await repo.findTransactionForUpdate(tx, row.id);
+      if (current?.state !== 'PENDING' && current?.state !== 'QUEUED') return;
+      await repo.updateTransaction(tx, row.id, {
+        state: 'CANCELLED',
+        failure_reason: reason,
+        completed_at: new Date(),
+      });
+      await repo.queueSettledJob(tx, row);
+      if (current.state === 'QUEUED' && current.type !== 'NONCE_GAP_FILL') {
+        await this.queueGapFill(tx, pair, BigInt(current.nonce!));
+      }
+    });
+    this.log.warn({ id: row.id, reason }, 'transaction cancelled');
+  }
+
+  // 4. Promote ---------------------------------------------------------------------------------
+
+  private async promote(pair: Pair): Promise<void> {
+    const inFlight = await repo.countInFlight(this.db, pair.network.id, pair.address);
+    const room = Math.min(pair.network.config.maxConcurrentTxs - inFlight, PROMOTE_BATCH);
+    if (room <= 0) return;
+    const pending = await repo.liveTransactions(this.db, pair.network.id, pair.address, 'PENDING', room);
+    if (pending.length === 0) return;
+    const fees = await marketFees(pair.client, pair.network.config.gasStrategy);
+    const chainPending = BigInt(await pair.client.nonce(pair.address, 'pending'));
+    const gas = await mapLimit(pending, RPC_CONCURRENCY, (row) => this.gasFor(pair, row));
+    const ready = pending.filter((_, i) => gas[i] !== undefined);
+    if (ready.length === 0) return;
+    const gasById = new Map(pending.map((row, i) => [row.id, gas[i]]));
+    // One database transaction takes the nonces of the whole batch, in creation order, and stores
+    // every signed transaction before any is broadcast.
+    const promoted = await this.withLease(pair, async (tx) => {
+      const rows = await repo.lockPending(
+        tx,
+        ready.map((r) => r.id),
+      );
+      if (rows.length === 0) return 0;
+      let nonce = await repo.findNextNonceForUpdate(tx, pair.network.id, pair.address);
+      if (nonce === undefined) {
+        await repo.raiseNextNonce(tx, pair.network.id, pair.address, chainPending);
+        nonce = (await repo.findNextNonceForUpdate(tx, pair.network.id, pair.address))!;
+      }
+      for (const row of rows) {
+        await this.signAndQueue(tx, pair, row, nonce, gasById.get(row.id)!, fees);
+        nonce++;
+      }
+      return rows.length;
+    });
+    if (promoted > 0) await this.broadcastQueued(pair);
+  }
+
+  /** Gas limit of a row (estimated once, with a margin); undefined when it cannot be sent now. */
+  private async gasFor(pair: Pair, row: TransactionRow): Promise<bigint | undefined> {
+    if (row.gas_limit !== null) return BigInt(row.gas_limit);
+    try {
+      const estimate = await pair.client.estimateGas({
+        from: pair.address,
+        to: row.to_address as Hex | null,
+        data: row.data as Hex,
+        value: BigInt(row.value),
+      });
+      return (estimate * (100n + GAS_MARGIN_PERCENT)) / 100n;
+    } catch (error) {
+      const { kind, reason } = classifyRpcError(error);
+      if (kind === 'funds') {
+        await this.requestFunding(pair);
+        await this.backoff(pair, row, reason, FUNDS_BACKOFF_MS);
+      } else if (kind === 'deterministic') {
+        await this.cancel(pair, row, reason);
+      } else {
+        await this.backoff(pair, row, reason, TRANSIENT_BACKOFF_MS);
+      }
+      return undefined;
+    }
+  }
+
+  private async signAndQueue(
+    tx: Executor,
+    pair: Pair,
+    row: TransactionRow,
+    nonce: bigint,
+    gas: bigint,
+    fees: Fees,
+  ): Promise<void> {
+    const signed = await this.sign(pair, row, nonce, gas, fees);
+    // The raw bytes are stored before any broadcast.
+    await repo.insertAttempt(tx, {
+      transaction_id: row.id,
+      tx_hash: signed.hash,
+      raw_tx: signed.raw,
+      nonce: nonce.toString(),
+      ...feeColumns(fees),
+    });
+    await repo.setNextNonce(tx, pair.network.id, pair.address, nonce + 1n);
+    await repo.updateTransaction(tx, row.id, {
+      state: 'QUEUED',
+      nonce: nonce.toString(),
+      gas_limit: gas.toString(),
+      raw_tx: signed.raw,
+      tx_hash: signed.hash,
+      ...feeColumns(fees),
+      attempts: row.attempts + 1,
+      last_error: null,
+      next_attempt_at: new Date(),
+    });
+  }
+
+  private async sign(
+    pair: Pair,
+    row: TransactionRow,
+    nonce: bigint,
+    gas: bigint,
+    fees: Fees,
+  ): Promise<{ raw: Hex; hash: Hex }> {
+    const base = {
+      ...(row.to_address !== null && { to: row.to_address as Hex }),
+      data: row.data as Hex,
+      value: BigInt(row.value),
+      gas,
+      nonce: Number(nonce),
+    };
+    const raw =
+      fees.type === 'eip1559'
+        ? await pair.account.signTransaction({
+            ...base,
+            type: 'eip1559',
+            chainId: pair.network.id,
+            maxFeePerGas: fees.maxFeePerGas,
+            maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+          })
+        : await pair.account.signTransaction({
+            ...base,
+            type: 'legacy',
+            gasPrice: fees.gasPrice,
+            // Without eip155 the signature carries no chain id (pre-EIP-155 networks).
+            ...(pair.network.config.eip155 && { chainId: pair.network.id }),
+          });
+    return { raw, hash: keccak256(raw) };
+  }
+
+  // Funding ------------------------------------------------------------------------------------
+
+  /**
+   * autoFund: an organization wallet that cannot pay gets `autoFundAmount` from the platform
+   * wallet, once at a time (no second top-up while one is in flight).
+   */
+  private async requestFunding(pair: Pair): Promise<void> {
+    const amount = BigInt(pair.network.config.autoFundAmount);
+    if (pair.wallet.kind !== 'ORGANIZATION' || pair.wallet.organization_id === null || amount === 0n) return;
+    const organization = await findOrganization(this.db, pair.wallet.organization_id);
+    if (!organization?.auto_fund) return;
+    const platform = await findPlatformWallet(this.db);
+    if (!platform) return;
+    await this.db.transaction().execute(async (tx) => {
+      // One top-up at a time per wallet and network, even with two instances racing here.
+      await tx
+        .selectFrom('wallets')
+        .select('id')
+        .where('id', '=', pair.wallet.id)
+        .forUpdate()
+        .executeTakeFirst();
+      const inFlight = await tx
+        .selectFrom('transactions')
+        .select('id')
+        .where('network_id', '=', pair.network.id)
+        .where('type', '=', 'FUNDING')
+        .where('to_address', '=', pair.address)
+        .where('state', 'in', ['PENDING', 'QUEUED', 'SUBMITTED'])
+        .executeTakeFirst();
+      if (inFlight) return;
+      await repo.insertTransaction(tx, {
+        organizationId: pair.wallet.organization_id,
+        networkId: pair.network.id,
+        walletId: platform.id,
+        from: platform.address,
+        type: 'FUNDING',
+        to: pair.address,
+        data: '0x',
+        value: amount,
+        gasLimit: GAP_FILL_GAS,
+      });
+    });
+  }
+}
+
+function feesOf(row: TransactionRow): Fees {
+  if (row.gas_price !== null) return { type: 'legacy', gasPrice: BigInt(row.gas_price) };
+  return {
+    type: 'eip1559',
+    maxFeePerGas: BigInt(row.max_fee_per_gas ?? '0'),
+    maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas ?? '0'),
+  };
+}
+
+function feeColumns(fees: Fees) {
+  return fees.type === 'eip1559'
+    ? {
+        max_fee_per_gas: fees.maxFeePerGas.toString(),
+        max_priority_fee_per_gas: fees.maxPriorityFeePerGas.toString(),
+        gas_price: null,
+      }
+    : { max_fee_per_gas: null, max_priority_fee_per_gas: null, gas_price: fees.gasPrice.toString() };
+}

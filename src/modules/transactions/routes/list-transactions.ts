@@ -1,0 +1,31 @@
+import { Type } from '@sinclair/typebox';
+import { needs, principalOf } from '../../../http/access.ts';
+import { Page } from '../../../http/pagination.ts';
+import type { RouteModule } from '../../../http/types.ts';
+import { ListTransactionsQuery, Transaction } from '../transactions.schemas.ts';
+import { listTransactions, toTransaction } from '../transactions.service.ts';
+
+export const listTransactionsRoute: RouteModule = (app, ctx) =>
+  app.get(
+    '/v1/transactions',
+    {
+      config: { access: needs('transactions:read') },
+      schema: {
+        operationId: 'listTransactions',
+        tags: ['Transactions'],
+        summary: 'List on-chain transactions (filters: network, state, type, wallet)',
+        querystring: ListTransactionsQuery,
+        response: { 200: Page(Type.Ref(Transaction), 'TransactionPage') },
+      },
+    },
+    async (request) => {
+      const { network_id, state, type, wallet_id, ...page } = request.query;
+      const result = await listTransactions(ctx.db, principalOf(request), page, {
+        networkId: network_id,
+        state,
+        type,
+        walletId: wallet_id,
+      });
+      return { ...result, results: result.results.map(toTransaction) };
+    },
+  );

@@ -1,0 +1,335 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+import type {
+  TransactionAttemptRow,
+  TransactionRow,
+  TransactionState,
+  TransactionsTable,
+  TransactionType,
+} from '../../db/schema.ts';
+import { type PageParams, type PageResult, paginate } from '../../http/pagination.ts';
+import { uuidv7 } from '../../lib/ids.ts';
+
+export const TRANSACTION_SETTLED_TASK = 'transaction_settled';
+/** NOTIFY channel the relayer listens on, so new work starts without waiting for a poll. */
+export const TRANSACTIONS_CHANNEL = 'transactions';
+
+export interface NewTransaction {
+  organizationId: string | null;
+  networkId: number;
+  walletId: string;
+  from: string;
+  type: TransactionType;
+  to: string | null;
+  data: string;
+  value: bigint;
+  gasLimit?: bigint;
+}
+
+export async function insertTransaction(db: Executor, tx: NewTransaction): Promise<TransactionRow> {
+  const row = await db
+    .insertInto('transactions')
+    .values({
+      id: uuidv7(),
+      organization_id: tx.organizationId,
+      network_id: tx.networkId,
+      wallet_id: tx.walletId,
+      from_address: tx.from,
+      type: tx.type,
+      to_address: tx.to,
+      data: tx.data,
+      value: tx.value.toString(),
+      gas_limit: tx.gasLimit?.toString() ?? null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await sql`SELECT pg_notify(${TRANSACTIONS_CHANNEL}, ${`${tx.networkId}:${tx.from}`})`.execute(db);
+  return row;
+}
+
+export function findTransaction(db: Executor, id: string): Promise<TransactionRow | undefined> {
+  return db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findTransactionForUpdate(db: Executor, id: string): Promise<TransactionRow | undefined> {
+  return db.selectFrom('transactions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export function updateTransaction(
+  db: Executor,
+  id: string,
+  patch: Partial<{ [K in keyof TransactionsTable]: unknown }>,
+): Promise<TransactionRow> {
+  return db
+    .updateTable('transactions')
+    .set({ ...(patch as object), updated_at: new Date() })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function listAttempts(db: Executor, transactionId: string): Promise<TransactionAttemptRow[]> {
+  return db
+    .selectFrom('transaction_attempts')
+    .selectAll()
+    .where('transaction_id', '=', transactionId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** Attempt hashes of many rows at once, newest first per row. */
+export async function attemptHashes(db: Executor, transactionIds: string[]): Promise<Map<string, string[]>> {
+  const byRow = new Map<string, string[]>();
+  if (transactionIds.length === 0) return byRow;
+  const rows = await db
+    .selectFrom('transaction_attempts')
+    .select(['transaction_id', 'tx_hash'])
+    .where('transaction_id', 'in', transactionIds)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  for (const row of rows) {
+    const list = byRow.get(row.transaction_id) ?? [];
+    list.push(row.tx_hash);
+    byRow.set(row.transaction_id, list);
+  }
+  return byRow;
+}
+
+/** Moves QUEUED rows to SUBMITTED after their broadcast. */
+export async function markSubmitted(db: Executor, ids: string[], block: bigint): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('transactions')
+    .set({
+      state: 'SUBMITTED',
+      submitted_at: new Date(),
+      submitted_block: block.toString(),
+      last_error: null,
+      updated_at: new Date(),
+    })
+    .where('id', 'in', ids)
+    .where('state', '=', 'QUEUED')
+    .execute();
+}
+
+/** Locks PENDING rows (of those given) for promotion, oldest first. */
+export function lockPending(db: Executor, ids: string[]): Promise<TransactionRow[]> {
+  return db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('id', 'in', ids)
+    .where('state', '=', 'PENDING')
+    .orderBy('created_at')
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+export async function insertAttempt(
+  db: Executor,
+  attempt: Omit<TransactionAttemptRow, 'id' | 'created_at'>,
+): Promise<void> {
+  await db
+    .insertInto('transaction_attempts')
+    .values({ id: uuidv7(), ...attempt })
+    .execute();
+}
+
+/** Rows the relayer still has to drive for one sender on one network, by state. */
+export function liveTransactions(
+  db: Executor,
+  networkId: number,
+  from: string,
+  state: TransactionState,
+  limit: number,
+): Promise<TransactionRow[]> {
+  let query = db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('network_id', '=', networkId)
+    .where('from_address', '=', from)
+    .where('state', '=', state);
+  // Rows waiting out a backoff are not due yet (and must not hold a batch's places).
+  if (state !== 'SUBMITTED') query = query.where('next_attempt_at', '<=', new Date());
+  query =
+    state === 'PENDING' ? query.orderBy('created_at').orderBy('id') : query.orderBy(sql`nonce`).orderBy('id');
+  return query.limit(limit).execute();
+}
+
+export function countInFlight(db: Executor, networkId: number, from: string): Promise<number> {
+  return db
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('network_id', '=', networkId)
+    .where('from_address', '=', from)
+    .where('state', 'in', ['QUEUED', 'SUBMITTED'])
+    .executeTakeFirstOrThrow()
+    .then((r) => Number(r.n));
+}
+
+/** Senders with work on a network: the relayer drives each one under a lease. */
+export async function sendersWithWork(db: Executor, networkId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('transactions')
+    .select('from_address')
+    .distinct()
+    .where('network_id', '=', networkId)
+    .where('state', 'in', ['PENDING', 'QUEUED', 'SUBMITTED'])
+    .execute();
+  return rows.map((r) => r.from_address);
+}
+
+/** Nonces in [from, to) held by a row that did or will use them. */
+export async function usedNonces(
+  db: Executor,
+  networkId: number,
+  address: string,
+  from: bigint,
+  to: bigint,
+): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('transactions')
+    .select('nonce')
+    .where('network_id', '=', networkId)
+    .where('from_address', '=', address)
+    .where('state', 'in', ['QUEUED', 'SUBMITTED', 'COMPLETED'])
+    .where('nonce', '>=', from.toString())
+    .where('nonce', '<', to.toString())
+    .execute();
+  return new Set(rows.map((r) => String(r.nonce)));
+}
+
+export function findNextNonceForUpdate(
+  db: Executor,
+  networkId: number,
+  address: string,
+): Promise<bigint | undefined> {
+  return db
+    .selectFrom('wallet_nonces')
+    .select('next_nonce')
+    .where('network_id', '=', networkId)
+    .where('address', '=', address)
+    .forUpdate()
+    .executeTakeFirst()
+    .then((r) => (r ? BigInt(r.next_nonce) : undefined));
+}
+
+/** Creates the nonce row, or raises it to at least `atLeast` (nonces used outside the service). */
+export async function raiseNextNonce(
+  db: Executor,
+  networkId: number,
+  address: string,
+  atLeast: bigint,
+): Promise<bigint> {
+  const row = await sql<{ next_nonce: string }>`
+    INSERT INTO wallet_nonces (network_id, address, next_nonce) VALUES (${networkId}, ${address}, ${atLeast.toString()})
+    ON CONFLICT (network_id, address) DO UPDATE
+      SET next_nonce = GREATEST(wallet_nonces.next_nonce, EXCLUDED.next_nonce), updated_at = now()
+    RETURNING next_nonce`.execute(db);
+  return BigInt(row.rows[0]!.next_nonce);
+}
+
+export async function setNextNonce(
+  db: Executor,
+  networkId: number,
+  address: string,
+  next: bigint,
+): Promise<void> {
+  await db
+    .updateTable('wallet_nonces')
+    .set({ next_nonce: next.toString(), updated_at: new Date() })
+    .where('network_id', '=', networkId)
+    .where('address', '=', address)
+    .execute();
+}
+
+/**
+ * Takes or renews the lease on a (network, sender) pair; returns its epoch, or undefined when
+ * another live instance holds it. A new holder gets a new epoch, which fences the old one out.
+ */
+export async function acquireLease(
+  db: Executor,
+  networkId: number,
+  address: string,
+  holder: string,
+  seconds: number,
+): Promise<string | undefined> {
+  const result = await sql<{ epoch: string }>`
+    INSERT INTO relayer_leases AS l (network_id, address, holder, epoch, expires_at)
+    VALUES (${networkId}, ${address}, ${holder}, 1, now() + ${seconds} * interval '1 second')
+    ON CONFLICT (network_id, address) DO UPDATE SET
+      holder = EXCLUDED.holder,
+      expires_at = EXCLUDED.expires_at,
+      epoch = CASE WHEN l.holder = EXCLUDED.holder THEN l.epoch ELSE l.epoch + 1 END
+    WHERE l.holder = EXCLUDED.holder OR l.expires_at < now()
+    RETURNING epoch`.execute(db);
+  return result.rows[0]?.epoch;
+}
+
+/** Locks the lease row for the caller's transaction; false when the lease was lost (fencing). */
+export async function holdsLease(
+  db: Executor,
+  networkId: number,
+  address: string,
+  holder: string,
+  epoch: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('relayer_leases')
+    .select('epoch')
+    .where('network_id', '=', networkId)
+    .where('address', '=', address)
+    .where('holder', '=', holder)
+    .where('epoch', '=', epoch)
+    .where('expires_at', '>', new Date())
+    .forShare()
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function releaseLeases(db: Executor, holder: string): Promise<void> {
+  await db.deleteFrom('relayer_leases').where('holder', '=', holder).execute();
+}
+
+/** Queues the job that tells the owners of a transaction (deploy, mint…) that it settled. */
+export async function queueSettledJob(db: Executor, row: Pick<TransactionRow, 'id'>): Promise<void> {
+  await sql`SELECT graphile_worker.add_job(
+    ${TRANSACTION_SETTLED_TASK},
+    json_build_object('transaction_id', ${row.id}::text),
+    job_key := ${`settled:${row.id}`}
+  )`.execute(db);
+}
+
+export interface TransactionFilters {
+  organizationId: string | undefined;
+  networkId: number | undefined;
+  state: TransactionState | undefined;
+  type: TransactionType | undefined;
+  walletId: string | undefined;
+}
+
+export function listTransactions(
+  db: Executor,
+  page: PageParams,
+  filters: TransactionFilters,
+): Promise<PageResult<TransactionRow>> {
+  let query = db.selectFrom('transactions').selectAll();
+  if (filters.organizationId !== undefined)
+    query = query.where('organization_id', '=', filters.organizationId);
+  if (filters.networkId !== undefined) query = query.where('network_id', '=', filters.networkId);
+  if (filters.state !== undefined) query = query.where('state', '=', filters.state);
+  if (filters.type !== undefined) query = query.where('type', '=', filters.type);
+  if (filters.walletId !== undefined) query = query.where('wallet_id', '=', filters.walletId);
+  return paginate(query, {
+    page,
+    filters: { ...filters },
+    sortColumn: 'transactions.created_at',
+    sortKind: 'timestamp',
+    sortValue: (r) => r.created_at,
+    idColumn: 'transactions.id',
+    idKind: 'uuid',
+    idValue: (r) => r.id,
+  });
+}

@@ -1,0 +1,68 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { listQueryProperties } from '../../http/pagination.ts';
+import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
+
+export const TRANSACTION_STATES = ['PENDING', 'QUEUED', 'SUBMITTED', 'COMPLETED', 'CANCELLED'] as const;
+export const TRANSACTION_TYPES = [
+  'DEPLOY',
+  'MINT',
+  'TRANSFER',
+  'FUNCTION_EXECUTE',
+  'FUNDING',
+  'VOUCHER_SETUP',
+  'ROYALTY_UPDATE',
+  'NONCE_GAP_FILL',
+] as const;
+
+const Wei = Type.String({ pattern: '^(0|[1-9][0-9]*)$', description: 'wei, as a decimal string' });
+
+export const Transaction = Type.Object(
+  {
+    id: Uuid,
+    organization_id: Nullable(Uuid),
+    network_id: Type.Integer(),
+    wallet_id: Uuid,
+    type: Type.Union(TRANSACTION_TYPES.map((t) => Type.Literal(t))),
+    state: Type.Union(TRANSACTION_STATES.map((s) => Type.Literal(s))),
+    from_address: Type.String(),
+    to_address: Nullable(Type.String()),
+    value: Wei,
+    nonce: Nullable(Type.Integer()),
+    tx_hash: Nullable(
+      Type.String({ description: 'Hash of the latest signed version (changes on fee bumps)' }),
+    ),
+    attempts: Type.Integer({ description: 'Signed versions so far (fee bumps re-sign with the same nonce)' }),
+    gas_limit: Nullable(Wei),
+    fees: Type.Object({
+      max_fee_per_gas: Nullable(Wei),
+      max_priority_fee_per_gas: Nullable(Wei),
+      gas_price: Nullable(Wei),
+      gas_used: Nullable(Wei),
+      effective_gas_price: Nullable(Wei),
+      fee: Nullable(Wei),
+    }),
+    on_chain_status: Nullable(Type.Union([Type.Literal('SUCCESS'), Type.Literal('FAILURE')])),
+    block_number: Nullable(Type.Integer()),
+    contract_address: Nullable(Type.String()),
+    failure_reason: Nullable(Type.String({ description: 'Why it failed or was cancelled, readable' })),
+    last_error: Nullable(Type.String({ description: 'The last retryable problem met while sending' })),
+    created_at: DateTime,
+    updated_at: DateTime,
+    completed_at: Nullable(DateTime),
+  },
+  { $id: 'Transaction', title: 'Transaction' },
+);
+export type Transaction = Static<typeof Transaction>;
+
+export const ListTransactionsQuery = Type.Object(
+  {
+    ...listQueryProperties('standard'),
+    network_id: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
+    state: Type.Optional(Type.Union(TRANSACTION_STATES.map((s) => Type.Literal(s)))),
+    type: Type.Optional(Type.Union(TRANSACTION_TYPES.map((t) => Type.Literal(t)))),
+    wallet_id: Type.Optional(Uuid),
+  },
+  { additionalProperties: false },
+);
+
+export const TransactionParams = Type.Object({ transaction_id: Uuid }, { additionalProperties: false });
