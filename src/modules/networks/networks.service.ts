@@ -9,6 +9,7 @@ import { ApiError, type FieldError } from '../../http/errors.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import { parseAddress } from '../../lib/address.ts';
+import { isPlatformAdmin, type Principal } from '../auth/principal.ts';
 import * as repo from './networks.repository.ts';
 import {
   type AddPaymentTokenBody,
@@ -40,16 +41,29 @@ export interface NetworkWithTokens {
   paymentTokens: PaymentTokenRow[];
 }
 
-export function toNetwork({ network, paymentTokens }: NetworkWithTokens): Network {
+/**
+ * Node URLs often carry an API key (in the path, query or user info): only platform admins see
+ * the whole URL; everyone else sees its origin.
+ */
+export function toNetwork({ network, paymentTokens }: NetworkWithTokens, principal: Principal): Network {
+  const config = networkConfigOf(network);
   return {
     id: network.id,
     name: network.name,
     enabled: network.enabled,
     testnet: network.testnet,
     payment_tokens: paymentTokens.map(toPaymentToken),
-    config: networkConfigOf(network),
+    config: isPlatformAdmin(principal) ? config : { ...config, url: originOf(config.url) },
     created_at: iso(network.created_at),
   };
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
 }
 
 /**
@@ -75,6 +89,14 @@ export async function getNetwork(db: Executor, id: number): Promise<NetworkWithT
 /** A network, or undefined; for other modules that look one up by id. */
 export function findNetwork(db: Executor, id: number): Promise<NetworkRow | undefined> {
   return repo.findNetwork(db, id);
+}
+
+/** The ids among `ids` that name no registered network. */
+export async function unknownNetworkIds(db: Executor, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('networks').select('id').where('id', 'in', [...ids]).execute();
+  const known = new Set(rows.map((r) => r.id));
+  return ids.filter((id) => !known.has(id));
 }
 
 /** Every enabled network, with its config read whole (the relayer's view). */

@@ -8,6 +8,7 @@ import { parseAddress } from '../../lib/address.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import type { Keyring } from '../../lib/secrets.ts';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
+import { unknownNetworkIds } from '../networks/networks.service.ts';
 import { createOrganizationWallet } from '../wallets/wallets.service.ts';
 import * as repo from './organizations.repository.ts';
 import type {
@@ -108,7 +109,15 @@ export async function editOrganization(
   if (body.name != null) patch.name = body.name;
   if (body.is_enabled != null) patch.is_enabled = body.is_enabled;
   if (body.mfa_required != null) patch.mfa_required = body.mfa_required;
-  if (body.network_ids != null) patch.network_ids = body.network_ids;
+  if (body.network_ids != null) {
+    const unknown = await unknownNetworkIds(db, body.network_ids);
+    if (unknown.length > 0) {
+      throw new ApiError('VALIDATION_FAILED', `no network is registered with id ${unknown.join(', ')}`, {
+        fields: [{ path: '/network_ids', message: `unknown network ${unknown.join(', ')}` }],
+      });
+    }
+    patch.network_ids = body.network_ids;
+  }
   if (body.card_provider_connect_types != null)
     patch.card_provider_connect_types = body.card_provider_connect_types;
   if (body.identity_provider_id !== undefined) patch.identity_provider_id = body.identity_provider_id;

@@ -1,5 +1,5 @@
 import { chainClients } from '../../../chain/clients.ts';
-import { needs } from '../../../http/access.ts';
+import { needs, principalOf } from '../../../http/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { CreateNetworkBody, Network } from '../networks.schemas.ts';
 import { createNetwork, toNetwork } from '../networks.service.ts';
@@ -23,6 +23,6 @@ export const createNetworkRoute: RouteModule = (app, ctx) =>
       const created = await ctx.db
         .transaction()
         .execute((tx) => createNetwork(tx, chainClients, request.body));
-      return reply.code(201).send(toNetwork(created));
+      return reply.code(201).send(toNetwork(created, principalOf(request)));
     },
   );

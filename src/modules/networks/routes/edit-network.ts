@@ -1,5 +1,5 @@
 import { chainClients } from '../../../chain/clients.ts';
-import { needs } from '../../../http/access.ts';
+import { needs, principalOf } from '../../../http/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { EditNetworkBody, Network, NetworkParams } from '../networks.schemas.ts';
 import { editNetwork, toNetwork } from '../networks.service.ts';
@@ -24,6 +24,6 @@ export const editNetworkRoute: RouteModule = (app, ctx) =>
       const edited = await ctx.db
         .transaction()
         .execute((tx) => editNetwork(tx, chainClients, request.params.network_id, request.body));
-      return toNetwork(edited);
+      return toNetwork(edited, principalOf(request));
     },
   );

@@ -1,4 +1,4 @@
-import { needs } from '../../../http/access.ts';
+import { needs, principalOf } from '../../../http/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { Network, NetworkParams } from '../networks.schemas.ts';
 import { getNetwork, toNetwork } from '../networks.service.ts';
@@ -16,5 +16,5 @@ export const getNetworkRoute: RouteModule = (app, ctx) =>
         response: { 200: Network },
       },
     },
-    async (request) => toNetwork(await getNetwork(ctx.db, request.params.network_id)),
+    async (request) => toNetwork(await getNetwork(ctx.db, request.params.network_id), principalOf(request)),
   );

@@ -1,4 +1,4 @@
-import { needs } from '../../../http/access.ts';
+import { needs, principalOf } from '../../../http/access.ts';
 import { Page } from '../../../http/pagination.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { ListNetworksQuery, Network } from '../networks.schemas.ts';
@@ -19,6 +19,6 @@ export const listNetworksRoute: RouteModule = (app, ctx) =>
     },
     async (request) => {
       const page = await listNetworks(ctx.db, request.query);
-      return { ...page, results: page.results.map(toNetwork) };
+      return { ...page, results: page.results.map((n) => toNetwork(n, principalOf(request))) };
     },
   );

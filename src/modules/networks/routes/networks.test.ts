@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { setupTest, type TestEnv } from '../../../../test/harness.ts';
 import type { DevChain } from '../../../chain/dev-chain.ts';
 import { deadNodeUrl, networkBody, useNodes } from '../networks.test-support.ts';
@@ -232,6 +233,24 @@ describe('networks', () => {
         assert.equal(response.statusCode, 200, response.body);
         assert.deepEqual(response.json(), network);
       }
+    });
+
+    it('shows the node URL whole to platform admins only; others see its origin (URLs carry API keys)', async () => {
+      await freshNetwork(3010);
+      const keyed = 'https://user:secret@rpc.example.com/v3/0123456789abcdef?token=k';
+      await env.database.db
+        .updateTable('networks')
+        .set({ config: sql`jsonb_set(config, '{url}', to_jsonb(${keyed}::text))` })
+        .where('id', '=', 3010)
+        .execute();
+      const org = await env.createOrganization();
+      const admin = await env.createUser(org.id, 'ORG_ADMIN');
+      const seen = async (as: string) =>
+        (await env.call('GET', '/v1/networks/3010', { token: as })).json().config.url;
+      assert.equal(await seen(token), keyed);
+      assert.equal(await seen(admin.token), 'https://rpc.example.com');
+      const listed = await env.call('GET', '/v1/networks', { token: admin.token });
+      assert.ok(!listed.body.includes('0123456789abcdef') && !listed.body.includes('secret'));
     });
 
     it('answers 404 for an unknown id and 400 for an id that is not a non-negative integer', async () => {

@@ -13,6 +13,19 @@ describe('organizations', () => {
   let env: TestEnv;
   before(async () => {
     env = await setupTest();
+    // network_ids must name registered networks; rows inserted directly (no node is called).
+    for (const id of [1, 31337]) {
+      await env.database.db
+        .insertInto('networks')
+        .values({
+          id,
+          name: `net ${id}`,
+          enabled: true,
+          testnet: true,
+          config: JSON.stringify({ url: 'http://127.0.0.1:9' }),
+        })
+        .execute();
+    }
   });
   after(() => env.close());
 
@@ -373,6 +386,25 @@ describe('organizations', () => {
       assert.equal(response.statusCode, 400);
       assert.equal(response.json().error.code, 'INVALID_CURSOR');
     });
+  });
+
+  it('refuses network_ids that name no registered network (400, nothing changed)', async () => {
+    const org = await env.createOrganization();
+    const response = await env.call('PATCH', `/v1/organizations/${org.id}`, {
+      token: env.platformAdmin.token,
+      body: { network_ids: [1, 424242] },
+    });
+    assert.equal(response.statusCode, 400, response.body);
+    assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+    assert.deepEqual(response.json().error.fields, [
+      { path: '/network_ids', message: 'unknown network 424242' },
+    ]);
+    const row = await env.database.db
+      .selectFrom('organizations')
+      .select('network_ids')
+      .where('id', '=', org.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(row.network_ids, []);
   });
 
   describe('edit', () => {
