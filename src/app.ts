@@ -26,6 +26,7 @@ import { ApiKey } from './modules/api-keys/api-keys.schemas.ts';
 import { apiKeyRoutes } from './modules/api-keys/routes/index.ts';
 import { MfaChallenge, Session } from './modules/auth/auth.schemas.ts';
 import { authRoutes } from './modules/auth/routes/index.ts';
+import { contractRoutes } from './modules/contracts/routes/index.ts';
 import { mailRoutes } from './modules/mail/routes/index.ts';
 import { networkRoutes } from './modules/networks/routes/index.ts';
 import { Organization, PayoutConfig } from './modules/organizations/organizations.schemas.ts';
@@ -59,6 +60,7 @@ const ROUTES = [
   ...networkRoutes,
   ...mailRoutes,
   ...transactionRoutes,
+  ...contractRoutes,
 ];
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;

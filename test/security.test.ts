@@ -21,6 +21,7 @@ import { type Actor, setupTest, type TestEnv } from './harness.ts';
 
 /** The public operations of API.md §3; making a route public is a decision, reviewed here. */
 const PUBLIC_ROUTES = [
+  'GET /v1/public/capabilities',
   'POST /v1/auth/forgot-password',
   'POST /v1/auth/login',
   'POST /v1/auth/login/mfa',

@@ -123,7 +123,8 @@ export async function paginate<DB, TB extends keyof DB, O>(
   return { results, cursor, has_more: hasMore, total_results: Number(count.total) };
 }
 
-function fingerprintOf(filters: Record<string, unknown>): string {
+/** A short digest of everything that shaped a list, carried in its cursors. */
+export function fingerprintOf(filters: Record<string, unknown>): string {
   const canonical = JSON.stringify(
     Object.keys(filters)
       .filter((k) => filters[k] !== undefined)
@@ -133,7 +134,7 @@ function fingerprintOf(filters: Record<string, unknown>): string {
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 16);
 }
 
-function encodeCursor(payload: CursorPayload): string {
+export function encodeCursor(payload: object): string {
   return Buffer.from(JSON.stringify(payload)).toString('base64url');
 }
 
@@ -160,18 +161,22 @@ function validKey(value: unknown, kind: SortKind | 'uuid'): boolean {
   }
 }
 
+/** The JSON inside a cursor; anything that is not one this service issued is INVALID_CURSOR. */
+export function parseCursor(cursor: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new ApiError('INVALID_CURSOR', 'cursor is not one this service issued');
+  }
+}
+
 function decodeCursor(
   cursor: string,
   fingerprint: string,
   sortKind: SortKind,
   idKind: 'uuid' | 'integer',
 ): CursorPayload {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw new ApiError('INVALID_CURSOR', 'cursor is not one this service issued');
-  }
+  const payload = parseCursor(cursor);
   if (
     typeof payload !== 'object' ||
     payload === null ||
