@@ -20,7 +20,6 @@ describe('organization wallets', () => {
   const LIVE = 31337;
   const DISABLED = 1337;
   const DOWN = 4242;
-  const UNREGISTERED = 9090;
 
   before(async () => {
     env = await setupTest();
@@ -106,7 +105,7 @@ describe('organization wallets', () => {
   describe('GET /v1/organizations/{organization_id}/wallets', () => {
     it('lists the wallet with its balance on each enabled network of the organization; a down node gives null', async () => {
       const org = await env.createOrganization();
-      await setNetworks(org.id, [UNREGISTERED, LIVE, DISABLED, DOWN]);
+      await setNetworks(org.id, [LIVE, DISABLED, DOWN]);
       const [wallet] = await walletsOf(org.id);
       const wei = 1_234_567_890_123_456_789n;
       await setBalance(node, wallet!.address as Address, wei);
