@@ -52,7 +52,9 @@ export function bumpedFees(previous: Fees, market: Fees, strategy: GasStrategy):
   const marketFee = market.type === 'eip1559' ? market.maxFeePerGas : market.gasPrice;
   const marketTip = market.type === 'eip1559' ? market.maxPriorityFeePerGas : 0n;
   const maxFeePerGas = capped(max(feeFloor, marketFee), strategy.maxFeePerGas);
-  const maxPriorityFeePerGas = max(tipFloor, marketTip);
-  if (maxFeePerGas < feeFloor || maxPriorityFeePerGas > maxFeePerGas) return null;
+  // The tip can never exceed the max fee: a market tip above the cap is cut down to it.
+  const wantedTip = max(tipFloor, marketTip);
+  const maxPriorityFeePerGas = wantedTip > maxFeePerGas ? maxFeePerGas : wantedTip;
+  if (maxFeePerGas < feeFloor || maxPriorityFeePerGas < tipFloor) return null;
   return { type: 'eip1559', maxFeePerGas, maxPriorityFeePerGas };
 }

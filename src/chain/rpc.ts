@@ -23,7 +23,8 @@ export interface ChainClient {
   blockHash(number: bigint): Promise<Hex | null>;
   gasPrice(): Promise<bigint>;
   maxPriorityFeePerGas(): Promise<bigint>;
-  nonce(address: Hex, tag: 'latest' | 'pending'): Promise<number>;
+  /** Transactions sent from `address` as of the latest block, the pool ('pending'), or a block. */
+  nonce(address: Hex, at: 'latest' | 'pending' | bigint): Promise<number>;
   balance(address: Hex): Promise<bigint>;
   estimateGas(tx: { from: Hex; to: Hex | null; data: Hex; value: bigint }): Promise<bigint>;
   sendRawTransaction(raw: Hex): Promise<Hex>;
@@ -66,7 +67,10 @@ export function createChainClient(url: string, options: { timeoutMs?: number } =
     },
     gasPrice: () => client.getGasPrice(),
     maxPriorityFeePerGas: () => client.estimateMaxPriorityFeePerGas(),
-    nonce: (address, tag) => client.getTransactionCount({ address, blockTag: tag }),
+    nonce: (address, at) =>
+      client.getTransactionCount(
+        typeof at === 'bigint' ? { address, blockNumber: at } : { address, blockTag: at },
+      ),
     balance: (address) => client.getBalance({ address }),
     estimateGas: (tx) =>
       client.estimateGas({ account: tx.from, ...(tx.to && { to: tx.to }), data: tx.data, value: tx.value }),
@@ -152,6 +156,9 @@ export function classifyRpcError(error: unknown): ClassifiedRpcError {
     return { kind: 'transient', reason };
   }
   const text = fullText(error);
+  // A revert is the contract's answer, and its reason is the contract's own text: "insufficient
+  // balance" there is not the node saying the sender cannot pay. Checked before the node's words.
+  if (/revert/i.test(text)) return { kind: 'deterministic', reason };
   if (AMBIGUOUS.some((r) => r.test(text))) return { kind: 'ambiguous', reason };
   if (UNDERPRICED.some((r) => r.test(text))) return { kind: 'underpriced', reason };
   if (FUNDS.some((r) => r.test(text))) return { kind: 'funds', reason };

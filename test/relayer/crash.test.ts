@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Hex } from 'viem';
 import { type ChainClient, createChainClient } from '../../src/chain/rpc.ts';
 import { Relayer } from '../../src/modules/transactions/relayer.ts';
@@ -54,7 +54,11 @@ describe('relayer: crashes never send a transaction twice or lose one', () => {
         const queued = await t.env.database.db
           .selectFrom('transactions')
           .select('id')
-          .where('id', 'in', rows.map((r) => r.id))
+          .where(
+            'id',
+            'in',
+            rows.map((r) => r.id),
+          )
           .where('state', '=', 'QUEUED')
           .execute();
         return queued.length === rows.length;
@@ -62,9 +66,16 @@ describe('relayer: crashes never send a transaction twice or lose one', () => {
       const stored = await t.env.database.db
         .selectFrom('transactions')
         .select(['id', 'raw_tx', 'tx_hash'])
-        .where('id', 'in', rows.map((r) => r.id))
+        .where(
+          'id',
+          'in',
+          rows.map((r) => r.id),
+        )
         .execute();
-      assert.ok(stored.every((r) => r.raw_tx && r.tx_hash), 'the raw transaction is stored before any broadcast');
+      assert.ok(
+        stored.every((r) => r.raw_tx && r.tx_hash),
+        'the raw transaction is stored before any broadcast',
+      );
 
       const survivor = t.relayer({ leaseSeconds: 1 });
       survivor.start();

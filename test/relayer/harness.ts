@@ -35,14 +35,20 @@ export interface RelayerTest {
   organizationId: string;
   rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>;
   /** Queues `count` native transfers of distinct values to fresh addresses. */
-  queueTransfers(count: number, from?: WalletRow): Promise<{ rows: TransactionRow[]; recipients: Hex[]; values: bigint[] }>;
+  queueTransfers(
+    count: number,
+    from?: WalletRow,
+  ): Promise<{ rows: TransactionRow[]; recipients: Hex[]; values: bigint[] }>;
   relayer(options?: Partial<RelayerOptions>): Relayer;
   /** Polls until every row is COMPLETED or CANCELLED (bounded), and returns them. */
   settled(ids: string[], timeoutMs?: number): Promise<TransactionRow[]>;
   close(): Promise<void>;
 }
 
-export async function setupRelayerTest(config: Partial<NetworkConfig> = {}, blockTimeSeconds = 0.2): Promise<RelayerTest> {
+export async function setupRelayerTest(
+  config: Partial<NetworkConfig> = {},
+  blockTimeSeconds = 0.2,
+): Promise<RelayerTest> {
   const env = await setupTest();
   const chain = await startDevChain({ blockTimeSeconds });
   const relayers: Relayer[] = [];
@@ -78,7 +84,11 @@ export async function setupRelayerTest(config: Partial<NetworkConfig> = {}, bloc
     organizationId: organization.id,
     rpc,
     network: async () =>
-      (await env.database.db.selectFrom('networks').selectAll().where('id', '=', CHAIN_ID).executeTakeFirstOrThrow()),
+      await env.database.db
+        .selectFrom('networks')
+        .selectAll()
+        .where('id', '=', CHAIN_ID)
+        .executeTakeFirstOrThrow(),
     async queueTransfers(count, from = wallet) {
       const recipients: Hex[] = [];
       const values: bigint[] = [];
@@ -116,8 +126,15 @@ export async function setupRelayerTest(config: Partial<NetworkConfig> = {}, bloc
     async settled(ids, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const rows = await env.database.db.selectFrom('transactions').selectAll().where('id', 'in', ids).execute();
-        if (rows.length === ids.length && rows.every((r) => r.state === 'COMPLETED' || r.state === 'CANCELLED')) {
+        const rows = await env.database.db
+          .selectFrom('transactions')
+          .selectAll()
+          .where('id', 'in', ids)
+          .execute();
+        if (
+          rows.length === ids.length &&
+          rows.every((r) => r.state === 'COMPLETED' || r.state === 'CANCELLED')
+        ) {
           return ids.map((id) => rows.find((r) => r.id === id)!);
         }
         if (Date.now() > deadline) {

@@ -28,7 +28,11 @@ describe('relayer: several worker instances on one database', () => {
       const settled = await t.settled(batch.rows.map((r) => r.id));
       assert.ok(settled.every((r) => r.state === 'COMPLETED' && r.on_chain_status === 'SUCCESS'));
       for (const [i, recipient] of batch.recipients.entries()) {
-        assert.equal(await t.client.balance(recipient), batch.values[i], `wallet ${w} recipient ${i} paid once`);
+        assert.equal(
+          await t.client.balance(recipient),
+          batch.values[i],
+          `wallet ${w} recipient ${i} paid once`,
+        );
       }
       assert.equal(await t.client.nonce(wallets[w]!.address as Hex, 'latest'), starts[w]! + 20);
     }

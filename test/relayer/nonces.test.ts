@@ -28,7 +28,10 @@ describe('relayer: nonces', () => {
       rpcUrls: { default: { http: [t.chain.rpcUrl] } },
     });
     const outside = createWalletClient({ account, chain, transport: http(t.chain.rpcUrl) });
-    const hash = await outside.sendTransaction({ to: `0x${randomBytes(20).toString('hex')}` as Hex, value: 1n });
+    const hash = await outside.sendTransaction({
+      to: `0x${randomBytes(20).toString('hex')}` as Hex,
+      value: 1n,
+    });
     const deadline = Date.now() + 20_000;
     while (!(await t.client.receipt(hash))) {
       if (Date.now() > deadline) throw new Error('the outside transaction was not mined');

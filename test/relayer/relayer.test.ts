@@ -21,7 +21,10 @@ describe('relayer: the ordinary path', () => {
       assert.ok(row.tx_hash && row.mined_block_number && row.fee, 'hash, block and fee are recorded');
     }
     const nonces = settled.map((r) => Number(r.nonce)).sort((a, b) => a - b);
-    assert.deepEqual(nonces, Array.from({ length: 30 }, (_, i) => startNonce + i));
+    assert.deepEqual(
+      nonces,
+      Array.from({ length: 30 }, (_, i) => startNonce + i),
+    );
     for (const [i, recipient] of recipients.entries()) {
       assert.equal(await t.client.balance(recipient), values[i], `recipient ${i} was paid exactly once`);
     }

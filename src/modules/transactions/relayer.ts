@@ -59,6 +59,8 @@ interface Pair {
   network: NetworkRow;
   address: Hex;
   epoch: string;
+  /** When the lease was last taken or renewed (Date.now()). */
+  renewedAt: number;
   client: ChainClient;
   wallet: WalletRow;
   account: PrivateKeyAccount;
@@ -155,6 +157,7 @@ export class Relayer {
       network,
       address,
       epoch,
+      renewedAt: Date.now(),
       client: this.clientFor(network),
       wallet,
       account: signerOf(this.options.keyring, wallet),
@@ -166,9 +169,11 @@ export class Relayer {
         await this.reconcile(pair);
         this.reconciledAt.set(key, Date.now());
       }
-      await this.monitor(pair);
-      await this.broadcastQueued(pair);
-      await this.promote(pair);
+      // Each step runs even when the one before failed on an RPC error: a failed receipt lookup
+      // must not keep QUEUED rows (often the lowest nonces) from being sent, or the wallet jams.
+      await this.step(pair, 'monitor', () => this.monitor(pair));
+      await this.step(pair, 'broadcast', () => this.broadcastQueued(pair));
+      await this.step(pair, 'promote', () => this.promote(pair));
     } catch (error) {
       if (error instanceof LeaseLost) {
         this.log.info({ network: network.id, address }, 'lease lost; another instance drives this wallet');
@@ -182,14 +187,53 @@ export class Relayer {
     }
   }
 
+  /** One step of a pass: an RPC failure ends this step only; LeaseLost ends the pass. */
+  private async step(pair: Pair, name: string, fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (error) {
+      if (error instanceof LeaseLost) throw error;
+      const { kind, reason } = classifyRpcError(error);
+      this.log.warn(
+        { network: pair.network.id, address: pair.address, step: name, kind, reason },
+        'relayer step failed',
+      );
+    }
+  }
+
   private clientFor(network: NetworkRow): ChainClient {
     return this.options.clientFor
       ? this.options.clientFor(network)
       : chainClients.forNetwork({ id: network.id, url: network.config.url });
   }
 
+  /**
+   * Renews the lease once a third of it has gone by, or throws LeaseLost. Called as the pass makes
+   * progress: a pass can outlast the lease (many rows, a slow or failing node), and without this
+   * every write after `leaseSeconds` throws LeaseLost and the later steps never run. Never from a
+   * timer: a pass stuck in a call that never returns must let its lease expire.
+   */
+  private async keepLease(pair: Pair): Promise<void> {
+    if (Date.now() - pair.renewedAt < (this.leaseSeconds * 1000) / 3) return;
+    const { network, address, epoch } = pair;
+    if (
+      !(await repo.renewLease(
+        this.db,
+        network.id,
+        address,
+        this.options.instanceId,
+        epoch,
+        this.leaseSeconds,
+      ))
+    ) {
+      throw new LeaseLost();
+    }
+    pair.renewedAt = Date.now();
+  }
+
   /** Runs `fn` in a database transaction that holds the lease (fencing), or throws LeaseLost. */
-  private withLease<T>(pair: Pair, fn: (tx: Executor) => Promise<T>): Promise<T> {
+  private async withLease<T>(pair: Pair, fn: (tx: Executor) => Promise<T>): Promise<T> {
+    await this.keepLease(pair);
     return this.db.transaction().execute(async (tx) => {
       if (!(await repo.holdsLease(tx, pair.network.id, pair.address, this.options.instanceId, pair.epoch))) {
         throw new LeaseLost();
@@ -240,16 +284,25 @@ export class Relayer {
   private async monitor(pair: Pair): Promise<void> {
     const submitted = await repo.liveTransactions(this.db, pair.network.id, pair.address, 'SUBMITTED', 5000);
     if (submitted.length === 0) return;
-    // The nonce is read BEFORE the receipts: a row whose nonce is below it and that has no
-    // receipt after that read was not mined by us, so giving it a new nonce cannot send it twice.
-    const minedNonce = BigInt(await pair.client.nonce(pair.address, 'latest'));
     const head = await pair.client.blockNumber();
+    // The nonce is read BEFORE the receipts, as of the newest block `confirmations` deep: a row
+    // whose nonce is below it and that has no receipt after that read was not mined by us, so
+    // giving it a new nonce cannot send it twice. Not 'latest': a reorg between the two reads
+    // would drop our transaction (back into the pool) after the nonce counted it.
+    const minedNonce = await this.confirmedNonce(pair, head);
+    // Rows above a nonce the node has not been given yet (QUEUED) cannot be mined whatever their
+    // fees: they are neither bumped nor re-sent until that nonce is sent.
+    const gap = await repo.lowestNonce(this.db, pair.network.id, pair.address, 'QUEUED');
     const hashes = await repo.attemptHashes(
       this.db,
       submitted.map((r) => r.id),
     );
+    // Rows are independent: a failed lookup leaves its row to the next pass, the others go on.
     const receipts = await mapLimit(submitted, RPC_CONCURRENCY, (row) =>
-      this.firstReceipt(pair, hashes.get(row.id) ?? []),
+      this.firstReceipt(pair, hashes.get(row.id) ?? []).catch((error: unknown) => {
+        this.log.debug({ id: row.id, err: error }, 'receipt lookup failed; next pass');
+        return undefined;
+      }),
     );
     const canonical = new Map<bigint, Promise<Hex | null>>();
     const blockHash = (number: bigint) => {
@@ -262,30 +315,66 @@ export class Relayer {
     };
     await mapLimit(submitted, RPC_CONCURRENCY, async (row, i) => {
       const receipt = receipts[i];
-      if (receipt) {
-        await this.onReceipt(pair, row, receipt, head, blockHash);
-      } else if (row.mined_block_number !== null) {
-        // Mined once, gone now: a reorg dropped it. Record that and send the same bytes again.
-        await this.withLease(pair, (tx) =>
-          repo.updateTransaction(tx, row.id, {
-            mined_block_number: null,
-            mined_block_hash: null,
-            on_chain_status: null,
-            submitted_block: head.toString(),
-          }),
+      if (receipt === undefined) return;
+      try {
+        await this.keepLease(pair);
+        await this.settle(
+          pair,
+          row,
+          receipt,
+          head,
+          minedNonce,
+          blockHash,
+          gap !== undefined && BigInt(row.nonce!) > gap,
         );
-        this.log.warn({ id: row.id, hash: row.tx_hash }, 'transaction dropped by a reorg; re-sending');
-        await this.rebroadcast(pair, row);
-      } else if (minedNonce > BigInt(row.nonce!)) {
-        await this.renonce(pair, row, minedNonce);
-      } else if (this.resubmitDue(pair, row, head)) {
-        await this.bump(pair, row, head);
-      } else if (head > BigInt(row.submitted_block ?? '0') + 1n && this.rebroadcastAt.get(row.id) !== head) {
-        // Not mined after a block: the node may have dropped it (restart, lost send). Same bytes.
-        this.rebroadcastAt.set(row.id, head);
-        await this.rebroadcast(pair, row);
+      } catch (error) {
+        if (error instanceof LeaseLost) throw error;
+        this.log.debug({ id: row.id, err: error }, 'monitoring a transaction failed; next pass');
       }
     });
+  }
+
+  /** What one SUBMITTED row needs, given its receipt (null: none on chain). */
+  private async settle(
+    pair: Pair,
+    row: TransactionRow,
+    receipt: Receipt | null,
+    head: bigint,
+    minedNonce: bigint,
+    blockHash: (number: bigint) => Promise<Hex | null>,
+    behindGap: boolean,
+  ): Promise<void> {
+    if (receipt) {
+      await this.onReceipt(pair, row, receipt, head, blockHash);
+    } else if (row.mined_block_number !== null) {
+      // Mined once, gone now: a reorg dropped it. Record that and send the same bytes again.
+      await this.withLease(pair, (tx) =>
+        repo.updateTransaction(tx, row.id, {
+          mined_block_number: null,
+          mined_block_hash: null,
+          on_chain_status: null,
+          submitted_block: head.toString(),
+        }),
+      );
+      this.log.warn({ id: row.id, hash: row.tx_hash }, 'transaction dropped by a reorg; re-sending');
+      await this.rebroadcast(pair, row);
+    } else if (minedNonce > BigInt(row.nonce!)) {
+      await this.renonce(pair, row, minedNonce);
+    } else if (behindGap) {
+      // Waits for the lower nonce to be sent.
+    } else if (this.resubmitDue(pair, row, head)) {
+      await this.bump(pair, row, head);
+    } else if (head > BigInt(row.submitted_block ?? '0') + 1n && this.rebroadcastAt.get(row.id) !== head) {
+      // Not mined after a block: the node may have dropped it (restart, lost send). Same bytes.
+      this.rebroadcastAt.set(row.id, head);
+      await this.rebroadcast(pair, row);
+    }
+  }
+
+  /** The wallet's nonce as of the newest block that is `confirmations` deep (final). */
+  private async confirmedNonce(pair: Pair, head: bigint): Promise<bigint> {
+    const depth = BigInt(Math.max(1, pair.network.config.confirmations)) - 1n;
+    return BigInt(await pair.client.nonce(pair.address, head > depth ? head - depth : 0n));
   }
 
   private async firstReceipt(pair: Pair, hashes: string[]): Promise<Receipt | null> {
@@ -382,7 +471,10 @@ export class Relayer {
     if (!next) {
       this.log.warn({ id: row.id }, 'fees are at the gas strategy cap; waiting without resubmitting');
       await this.withLease(pair, (tx) =>
-        repo.updateTransaction(tx, row.id, { submitted_block: head.toString() }),
+        repo.updateTransaction(tx, row.id, {
+          submitted_block: head.toString(),
+          last_error: `fees are at the gas strategy cap (maxFeePerGas ${pair.network.config.gasStrategy.maxFeePerGas} wei); waiting for lower fees or a higher cap`,
+        }),
       );
       return;
     }
@@ -443,7 +535,10 @@ export class Relayer {
     for (const { row, error } of failures.sort((a, b) =>
       Number(BigInt(a.row.nonce!) - BigInt(b.row.nonce!)),
     )) {
-      await this.onBroadcastError(pair, row, error, head);
+      await this.onBroadcastError(pair, row, error, head).catch((failure: unknown) => {
+        if (failure instanceof LeaseLost) throw failure;
+        this.log.debug({ id: row.id, err: failure }, 'handling a broadcast error failed; next pass');
+      });
     }
   }
 
@@ -470,7 +565,7 @@ export class Relayer {
     switch (kind) {
       case 'ambiguous': {
         // The chain may have it already: known to the node, or the nonce is taken.
-        const minedNonce = BigInt(await pair.client.nonce(pair.address, 'latest'));
+        const minedNonce = await this.confirmedNonce(pair, await pair.client.blockNumber());
         if (await this.findReceipt(pair, row)) return this.markSubmitted(pair, row, head);
         if (minedNonce > BigInt(row.nonce!)) return this.renonce(pair, row, minedNonce);
         return this.markSubmitted(pair, row, head);

@@ -158,6 +158,23 @@ export function liveTransactions(
   return query.limit(limit).execute();
 }
 
+/** The lowest nonce held by a sender's rows in `state` (backoffs included), if any. */
+export async function lowestNonce(
+  db: Executor,
+  networkId: number,
+  from: string,
+  state: TransactionState,
+): Promise<bigint | undefined> {
+  const row = await db
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.min('nonce').as('nonce'))
+    .where('network_id', '=', networkId)
+    .where('from_address', '=', from)
+    .where('state', '=', state)
+    .executeTakeFirst();
+  return row?.nonce == null ? undefined : BigInt(row.nonce);
+}
+
 export function countInFlight(db: Executor, networkId: number, from: string): Promise<number> {
   return db
     .selectFrom('transactions')
@@ -266,6 +283,23 @@ export async function acquireLease(
     WHERE l.holder = EXCLUDED.holder OR l.expires_at < now()
     RETURNING epoch`.execute(db);
   return result.rows[0]?.epoch;
+}
+
+/** Extends a lease still held (same holder and epoch, not expired); false when it was lost. */
+export async function renewLease(
+  db: Executor,
+  networkId: number,
+  address: string,
+  holder: string,
+  epoch: string,
+  seconds: number,
+): Promise<boolean> {
+  const result = await sql<{ epoch: string }>`
+    UPDATE relayer_leases SET expires_at = now() + ${seconds} * interval '1 second'
+    WHERE network_id = ${networkId} AND address = ${address} AND holder = ${holder}
+      AND epoch = ${epoch} AND expires_at > now()
+    RETURNING epoch`.execute(db);
+  return result.rows.length > 0;
 }
 
 /** Locks the lease row for the caller's transaction; false when the lease was lost (fencing). */
