@@ -60,16 +60,7 @@ export async function relayerBench(): Promise<void> {
 
   // The relayer, from rows queued in the database to COMPLETED.
   const env = await setupTest();
-  await env.database.db
-    .insertInto('networks')
-    .values({
-      id: chain.chainId,
-      name: 'anvil',
-      enabled: true,
-      testnet: true,
-      config: JSON.stringify(networkConfig(chain.rpcUrl, { maxConcurrentTxs: 1000 })),
-    })
-    .execute();
+  await env.insertNetwork(chain.chainId, networkConfig(chain.rpcUrl, { maxConcurrentTxs: 1000 }), 'anvil');
   const organization = await env.createOrganization();
   const orgWallet = (await findOrganizationWallet(env.database.db, organization.id))!;
   await fetch(chain.rpcUrl, {
@@ -133,7 +124,7 @@ export async function relayerBench(): Promise<void> {
   const line = (name: string, rate: number, lat: number[], ratio: string) =>
     `${name.padEnd(44)} ${rate.toFixed(0).padStart(6)} tx/s  p50 ${percentile(lat, 0.5).toFixed(0)} ms  p99 ${percentile(lat, 0.99).toFixed(0)} ms  ${ratio}`;
   process.stdout.write(
-    [
+    `${[
       `${COUNT} transfers from one wallet, anvil with ${BLOCK_TIME} s blocks, 1 confirmation`,
       line('baseline: viem directly (send, then receipts)', directRate, directLatency, '(baseline)'),
       line(
@@ -143,6 +134,6 @@ export async function relayerBench(): Promise<void> {
         `${(relayerRate / directRate).toFixed(3)}× baseline`,
       ),
       failed > 0 ? `NOT COMPLETED: ${failed}` : 'all completed',
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
   );
 }

@@ -115,6 +115,11 @@ export interface TestEnv {
     fields?: { mfa_required?: boolean },
   ): Promise<{ id: string; name: string }>;
   createUser(organizationId: string, role: RoleName, email?: string): Promise<Actor>;
+  /**
+   * Registers a network row directly, without asking a node for its chain id (the API does);
+   * the default url answers nothing. An existing id is left as it is.
+   */
+  insertNetwork(id: number, config?: object, name?: string): Promise<void>;
   login(email: string, password: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -188,6 +193,13 @@ export async function setupTest(configOverrides: Record<string, string> = {}): P
     call,
     login,
     createUser,
+    async insertNetwork(id, config = { url: 'http://127.0.0.1:9' }, name = `net ${id}`) {
+      await database.db
+        .insertInto('networks')
+        .values({ id, name, enabled: true, testnet: true, config: JSON.stringify(config) })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+    },
     async createOrganization(name, fields = {}) {
       const row = await createOrganization(database.db, ctx.keyring, {
         name: name ?? `Org ${++counter} ${randomBytes(3).toString('hex')}`,

@@ -61,17 +61,7 @@ const FIXTURE_NETWORK_ID = 990_001;
 
 /** The shared network behind `network_id`; inserted directly, as no node answers in this suite. */
 async function ensureFixtureNetwork(): Promise<void> {
-  await env.database.db
-    .insertInto('networks')
-    .values({
-      id: FIXTURE_NETWORK_ID,
-      name: 'Security fixture network',
-      enabled: true,
-      testnet: true,
-      config: JSON.stringify({ url: 'http://127.0.0.1:9' }),
-    })
-    .onConflict((oc) => oc.column('id').doNothing())
-    .execute();
+  await env.insertNetwork(FIXTURE_NETWORK_ID, undefined, 'Security fixture network');
 }
 
 /** A PENDING transaction of the organization (never sent: no worker runs in this suite). */

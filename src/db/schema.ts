@@ -203,7 +203,11 @@ export type TransactionType =
   | 'NONCE_GAP_FILL';
 
 type Wei = ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
-type BigIntColumn = ColumnType<string | null, string | number | bigint | null | undefined, string | number | bigint | null>;
+type BigIntColumn = ColumnType<
+  string | null,
+  string | number | bigint | null | undefined,
+  string | number | bigint | null
+>;
 
 export interface TransactionsTable {
   id: string;

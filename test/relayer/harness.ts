@@ -62,16 +62,7 @@ export async function setupRelayerTest(
     if (body.error) throw new Error(`${method}: ${body.error.message}`);
     return body.result as T;
   };
-  await env.database.db
-    .insertInto('networks')
-    .values({
-      id: CHAIN_ID,
-      name: 'anvil',
-      enabled: true,
-      testnet: true,
-      config: JSON.stringify(networkConfig(chain.rpcUrl, config)),
-    })
-    .execute();
+  await env.insertNetwork(CHAIN_ID, networkConfig(chain.rpcUrl, config), 'anvil');
   const organization = await env.createOrganization();
   const wallet = (await findOrganizationWallet(env.database.db, organization.id))!;
   await rpc('anvil_setBalance', [wallet.address, `0x${(10n ** 22n).toString(16)}`]);

@@ -94,7 +94,11 @@ export function findNetwork(db: Executor, id: number): Promise<NetworkRow | unde
 /** The ids among `ids` that name no registered network. */
 export async function unknownNetworkIds(db: Executor, ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('networks').select('id').where('id', 'in', [...ids]).execute();
+  const rows = await db
+    .selectFrom('networks')
+    .select('id')
+    .where('id', 'in', [...ids])
+    .execute();
   const known = new Set(rows.map((r) => r.id));
   return ids.filter((id) => !known.has(id));
 }

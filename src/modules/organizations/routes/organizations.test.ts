@@ -14,18 +14,7 @@ describe('organizations', () => {
   before(async () => {
     env = await setupTest();
     // network_ids must name registered networks; rows inserted directly (no node is called).
-    for (const id of [1, 31337]) {
-      await env.database.db
-        .insertInto('networks')
-        .values({
-          id,
-          name: `net ${id}`,
-          enabled: true,
-          testnet: true,
-          config: JSON.stringify({ url: 'http://127.0.0.1:9' }),
-        })
-        .execute();
-    }
+    for (const id of [1, 31337]) await env.insertNetwork(id);
   });
   after(() => env.close());
 

@@ -11,18 +11,7 @@ describe('GET /v1/transactions and /v1/transactions/{id}', () => {
   let ids: { mint: string; funding: string; elsewhere: string; otherOrg: string };
   before(async () => {
     env = await setupTest();
-    for (const id of [31337, 5]) {
-      await env.database.db
-        .insertInto('networks')
-        .values({
-          id,
-          name: `net ${id}`,
-          enabled: true,
-          testnet: true,
-          config: JSON.stringify({ url: 'http://127.0.0.1:9' }),
-        })
-        .execute();
-    }
+    for (const id of [31337, 5]) await env.insertNetwork(id);
     const org = await env.createOrganization();
     const otherOrg = await env.createOrganization();
     member = await env.createUser(org.id, 'ORG_MEMBER');
