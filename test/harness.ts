@@ -12,6 +12,7 @@ import { uuidv7 } from '../src/lib/ids.ts';
 import { createKeyring } from '../src/lib/secrets.ts';
 import { createLogger } from '../src/logger.ts';
 import { hashPassword } from '../src/modules/auth/auth.service.ts';
+import { signToken } from '../src/modules/auth/tokens.ts';
 import { createOrganization } from '../src/modules/organizations/organizations.service.ts';
 import { ROLE_IDS, type RoleName } from '../src/modules/roles/permissions.ts';
 import { insertUser } from '../src/modules/users/users.repository.ts';
@@ -173,7 +174,14 @@ export async function setupTest(configOverrides: Record<string, string> = {}): P
       password_hash: passwordHash,
       verified_at: new Date(),
     });
-    return { user: row, token: await login(row.email, TEST_PASSWORD), password: TEST_PASSWORD };
+    // Signed directly: a log in costs an argon2 check, and the log in itself has its own tests.
+    const token = await signToken(
+      ctx.keyring,
+      'access',
+      { userId: row.id, sessionVersion: row.session_version },
+      config.accessTokenTtlSeconds,
+    );
+    return { user: row, token, password: TEST_PASSWORD };
   };
 
   const platformAdminToken = await login(PLATFORM_ADMIN_EMAIL, TEST_PASSWORD);

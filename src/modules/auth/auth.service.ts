@@ -40,7 +40,8 @@ const LAST_SEEN_PRECISION_MS = 60_000;
 export const RESET_TOKEN_TTL_MS = 3600 * 1000;
 
 // Compared against when the account does not exist, so timing does not reveal which emails do.
-const DUMMY_HASH = argon2.hash('not-a-real-password-0000');
+let dummyHash: Promise<string> | undefined;
+const dummyPasswordHash = () => (dummyHash ??= argon2.hash('not-a-real-password-0000'));
 
 export type LoginOutcome = Session | MfaChallenge;
 
@@ -376,7 +377,7 @@ export function hashPassword(password: string): Promise<string> {
 
 async function verifyPassword(hash: string | null, password: string): Promise<boolean> {
   if (hash === null) {
-    await argon2.verify(await DUMMY_HASH, password);
+    await argon2.verify(await dummyPasswordHash(), password);
     return false;
   }
   return argon2.verify(hash, password);

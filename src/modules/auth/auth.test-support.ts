@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
-import { type Actor, TEST_PASSWORD, type TestEnv } from '../../../test/harness.ts';
+import type { TestEnv } from '../../../test/harness.ts';
 import type { ErrorCode } from '../../http/errors.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
-import { uuidv7 } from '../../lib/ids.ts';
 import { ROLE_IDS, type RoleName } from '../roles/permissions.ts';
-import { insertUser } from '../users/users.repository.ts';
-import { hashPassword } from './auth.service.ts';
-import { signToken } from './tokens.ts';
 import { currentTotp, totpStep } from './totp.ts';
 
 /** Helpers shared by the auth module's tests (not loaded by the service). */
@@ -19,38 +14,6 @@ export interface ErrorDetail {
   detail: string;
   request_id: string;
   fields?: { path: string; message: string }[];
-}
-
-let passwordHash: Promise<string> | undefined;
-let created = 0;
-
-/**
- * Like env.createUser (password TEST_PASSWORD, verified), but its token is signed directly rather
- * than obtained by logging in: a log in costs an argon2 verification, and most tests of this module
- * create a user or two that are not there to test logging in.
- */
-export async function createUser(
-  env: TestEnv,
-  organizationId: string,
-  role: RoleName,
-  email?: string,
-): Promise<Actor> {
-  passwordHash ??= hashPassword(TEST_PASSWORD);
-  const row = await insertUser(env.database.db, {
-    id: uuidv7(),
-    organization_id: organizationId,
-    email: email ?? `auth${++created}-${randomBytes(3).toString('hex')}@example.test`,
-    role_id: ROLE_IDS[role],
-    password_hash: await passwordHash,
-    verified_at: new Date(),
-  });
-  const token = await signToken(
-    env.ctx.keyring,
-    'access',
-    { userId: row.id, sessionVersion: row.session_version },
-    env.ctx.config.accessTokenTtlSeconds,
-  );
-  return { user: row, token, password: TEST_PASSWORD };
 }
 
 /** Asserts the status and the error body of API.md §1, and returns the error. */

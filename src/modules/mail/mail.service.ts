@@ -1,9 +1,11 @@
 import type { Executor } from '../../db/database.ts';
+import type { PageParams } from '../../http/pagination.ts';
 import type { MailTransport } from '../../providers/mail/transport.ts';
 import {
   findOutboxMailForUpdate,
   insertMailboxMessage,
   insertOutboxMail,
+  listMailboxMessages,
   markOutboxAttemptFailed,
   markOutboxSent,
 } from './mail.repository.ts';
@@ -28,6 +30,11 @@ export function queueMail(db: Executor, input: QueueMailInput): Promise<string> 
     to: input.to,
     ...rendered,
   });
+}
+
+/** Mail kept by the local mailbox, oldest first; `to` matches regardless of case. */
+export function listMailbox(db: Executor, page: PageParams, to: string | undefined) {
+  return listMailboxMessages(db, page, to);
 }
 
 /** The local mailbox: mail stays readable by platform admins at GET /v1/mailbox. */

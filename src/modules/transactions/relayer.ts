@@ -543,16 +543,7 @@ export class Relayer {
   }
 
   private async markSubmitted(pair: Pair, row: TransactionRow, head: bigint): Promise<void> {
-    await this.withLease(pair, async (tx) => {
-      const current = await repo.findTransactionForUpdate(tx, row.id);
-      if (current?.state !== 'QUEUED') return;
-      await repo.updateTransaction(tx, row.id, {
-        state: 'SUBMITTED',
-        submitted_at: new Date(),
-        submitted_block: head.toString(),
-        last_error: null,
-      });
-    });
+    await this.withLease(pair, (tx) => repo.markSubmitted(tx, [row.id], head));
   }
 
   private async onBroadcastError(

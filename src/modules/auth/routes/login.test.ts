@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { createKeyring } from '../../../lib/secrets.ts';
-import { assertError, assertSession, createUser, freshIp, inviteUser } from '../auth.test-support.ts';
+import { assertError, assertSession, freshIp, inviteUser } from '../auth.test-support.ts';
 import { signToken } from '../tokens.ts';
 
 describe('log in and credentials', () => {
@@ -12,7 +12,7 @@ describe('log in and credentials', () => {
   before(async () => {
     env = await setupTest();
     organizationId = (await env.createOrganization()).id;
-    admin = await createUser(env, organizationId, 'ORG_ADMIN');
+    admin = await env.createUser(organizationId, 'ORG_ADMIN');
   });
   after(() => env.close());
 
@@ -21,7 +21,7 @@ describe('log in and credentials', () => {
 
   describe('POST /v1/auth/login', () => {
     it('answers 200 {access_token, user} for the right password, and the token works', async () => {
-      const member = await createUser(env, organizationId, 'ORG_MEMBER');
+      const member = await env.createUser(organizationId, 'ORG_MEMBER');
       const session = assertSession(await login(member.user.email, member.password), member.user.id);
       assert.equal(session.user.email, member.user.email);
       assert.equal(session.user.organization_id, organizationId);
@@ -32,19 +32,19 @@ describe('log in and credentials', () => {
     });
 
     it('matches the email case-insensitively', async () => {
-      const member = await createUser(env, organizationId, 'ORG_MEMBER');
+      const member = await env.createUser(organizationId, 'ORG_MEMBER');
       assertSession(await login(member.user.email.toUpperCase(), member.password), member.user.id);
     });
 
     it('answers INVALID_CREDENTIALS for a wrong password', async () => {
-      const member = await createUser(env, organizationId, 'ORG_MEMBER');
+      const member = await env.createUser(organizationId, 'ORG_MEMBER');
       assertError(await login(member.user.email, `${member.password}!`), 401, 'INVALID_CREDENTIALS');
     });
 
     it('answers INVALID_CREDENTIALS for an unknown email, like a wrong password', async () => {
       const unknown = await login('nobody-here@example.test', 'whatever-password');
       const error = assertError(unknown, 401, 'INVALID_CREDENTIALS');
-      const member = await createUser(env, organizationId, 'ORG_MEMBER');
+      const member = await env.createUser(organizationId, 'ORG_MEMBER');
       const wrong = assertError(
         await login(member.user.email, 'whatever-password'),
         401,
@@ -54,7 +54,7 @@ describe('log in and credentials', () => {
     });
 
     it('answers INVALID_CREDENTIALS for an inactive user, even with the right password', async () => {
-      const member = await createUser(env, organizationId, 'ORG_MEMBER');
+      const member = await env.createUser(organizationId, 'ORG_MEMBER');
       const edited = await env.call('PATCH', `/v1/users/${member.user.id}`, {
         token: admin.token,
         body: { active: false },
@@ -70,7 +70,7 @@ describe('log in and credentials', () => {
 
     it('answers FORBIDDEN for the right password when the organization is disabled', async () => {
       const other = await env.createOrganization();
-      const member = await createUser(env, other.id, 'ORG_MEMBER');
+      const member = await env.createUser(other.id, 'ORG_MEMBER');
       const disabled = await env.call('PATCH', `/v1/organizations/${other.id}`, {
         token: env.platformAdmin.token,
         body: { is_enabled: false },
@@ -154,7 +154,7 @@ describe('log in and credentials', () => {
     });
 
     it('answers UNAUTHENTICATED for the tokens and API keys of a deactivated user', async () => {
-      const member = await createUser(env, organizationId, 'ORG_MEMBER');
+      const member = await env.createUser(organizationId, 'ORG_MEMBER');
       const created = await env.call('POST', '/v1/api-keys', { token: member.token, body: { name: 'ci' } });
       assert.equal(created.statusCode, 201, created.body);
       const key = created.json().key as string;
@@ -171,7 +171,7 @@ describe('log in and credentials', () => {
     });
 
     it('keeps old tokens revoked when a deactivated user is reactivated', async () => {
-      const member = await createUser(env, organizationId, 'ORG_MEMBER');
+      const member = await env.createUser(organizationId, 'ORG_MEMBER');
       for (const active of [false, true]) {
         const edited = await env.call('PATCH', `/v1/users/${member.user.id}`, {
           token: admin.token,
@@ -185,7 +185,7 @@ describe('log in and credentials', () => {
 
     it('answers UNAUTHENTICATED for the tokens of a disabled organization', async () => {
       const other = await env.createOrganization();
-      const member = await createUser(env, other.id, 'ORG_MEMBER');
+      const member = await env.createUser(other.id, 'ORG_MEMBER');
       assert.equal((await env.call('GET', '/v1/me', { token: member.token })).statusCode, 200);
       const disabled = await env.call('PATCH', `/v1/organizations/${other.id}`, {
         token: env.platformAdmin.token,
@@ -196,7 +196,7 @@ describe('log in and credentials', () => {
     });
 
     it('accepts an API key both as a Bearer token and in X-Api-Key', async () => {
-      const member = await createUser(env, organizationId, 'ORG_MEMBER');
+      const member = await env.createUser(organizationId, 'ORG_MEMBER');
       const created = await env.call('POST', '/v1/api-keys', { token: member.token, body: { name: 'k' } });
       assert.equal(created.statusCode, 201, created.body);
       const key = created.json().key as string;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { RESOURCE_GROUPS, ROLE_IDS, ROLE_PERMISSIONS } from '../../roles/permissions.ts';
-import { assertError, createUser } from '../auth.test-support.ts';
+import { assertError } from '../auth.test-support.ts';
 
 interface MeBody {
   organization: { id: string; name: string; is_enabled: boolean; mfa_required: boolean };
@@ -18,8 +18,8 @@ describe('GET /v1/me', () => {
   before(async () => {
     env = await setupTest();
     organization = await env.createOrganization();
-    admin = await createUser(env, organization.id, 'ORG_ADMIN');
-    member = await createUser(env, organization.id, 'ORG_MEMBER');
+    admin = await env.createUser(organization.id, 'ORG_ADMIN');
+    member = await env.createUser(organization.id, 'ORG_MEMBER');
   });
   after(() => env.close());
 
@@ -78,7 +78,7 @@ describe('GET /v1/me', () => {
   });
 
   it('records last_seen on an authenticated request, to the minute (no write on every request)', async () => {
-    const user = await createUser(env, organization.id, 'ORG_MEMBER');
+    const user = await env.createUser(organization.id, 'ORG_MEMBER');
     const lastSeen = () =>
       env.database.db
         .selectFrom('users')

@@ -5,7 +5,6 @@ import {
   assertError,
   assertMfaChallenge,
   assertSession,
-  createUser,
   enrolMfa,
   freshIp,
   nextTotp,
@@ -24,7 +23,7 @@ describe('MFA', () => {
   });
   after(() => env.close());
 
-  const member = () => createUser(env, organizationId, 'ORG_MEMBER');
+  const member = () => env.createUser(organizationId, 'ORG_MEMBER');
   const login = (actor: Actor) =>
     env.call('POST', '/v1/auth/login', {
       body: { email: actor.user.email, password: actor.password },
@@ -243,7 +242,7 @@ describe('MFA', () => {
     });
 
     it('answers INVALID_CREDENTIALS when the user was deactivated after the password step', async () => {
-      const admin = await createUser(env, organizationId, 'ORG_ADMIN');
+      const admin = await env.createUser(organizationId, 'ORG_ADMIN');
       const actor = await member();
       const { secret } = await enrolMfa(env, actor.token);
       const mfaToken = assertMfaChallenge(await login(actor));
@@ -263,7 +262,7 @@ describe('MFA', () => {
     });
 
     it('answers MFA_REQUIRED outside /v1/me* to a user without MFA', async () => {
-      const actor = await createUser(env, strictOrganizationId, 'ORG_ADMIN');
+      const actor = await env.createUser(strictOrganizationId, 'ORG_ADMIN');
       assertError(await env.call('GET', '/v1/users', { token: actor.token }), 403, 'MFA_REQUIRED');
       assertError(await env.call('GET', '/v1/roles', { token: actor.token }), 403, 'MFA_REQUIRED');
       const createKey = await env.call('POST', '/v1/api-keys', { token: actor.token, body: { name: 'k' } });
@@ -271,7 +270,7 @@ describe('MFA', () => {
     });
 
     it('lets a user without MFA read /v1/me and enrol, after which everything is open', async () => {
-      const actor = await createUser(env, strictOrganizationId, 'ORG_ADMIN');
+      const actor = await env.createUser(strictOrganizationId, 'ORG_ADMIN');
       const me = await env.call('GET', '/v1/me', { token: actor.token });
       assert.equal(me.statusCode, 200, me.body);
       assert.equal(me.json().organization.mfa_required, true);
@@ -282,7 +281,7 @@ describe('MFA', () => {
 
     it('answers MFA_REQUIRED to the API keys of a user without MFA', async () => {
       const other = await env.createOrganization();
-      const actor = await createUser(env, other.id, 'ORG_ADMIN');
+      const actor = await env.createUser(other.id, 'ORG_ADMIN');
       const created = await env.call('POST', '/v1/api-keys', { token: actor.token, body: { name: 'k' } });
       assert.equal(created.statusCode, 201, created.body);
       const key = created.json().key as string;

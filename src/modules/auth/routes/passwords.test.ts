@@ -4,7 +4,6 @@ import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts
 import {
   assertError,
   assertSession,
-  createUser,
   freshIp,
   inviteUser,
   linkInMail,
@@ -21,7 +20,7 @@ describe('passwords', () => {
   before(async () => {
     env = await setupTest();
     organizationId = (await env.createOrganization()).id;
-    admin = await createUser(env, organizationId, 'ORG_ADMIN');
+    admin = await env.createUser(organizationId, 'ORG_ADMIN');
   });
   after(() => env.close());
 
@@ -136,7 +135,7 @@ describe('passwords', () => {
 
   describe('forgot password: POST /v1/auth/forgot-password', () => {
     it('answers 204 and queues a FORGOT_PASSWORD_RESET mail with a /reset-password link', async () => {
-      const actor = await createUser(env, organizationId, 'ORG_MEMBER');
+      const actor = await env.createUser(organizationId, 'ORG_MEMBER');
       const response = await post('/v1/auth/forgot-password', { email: actor.user.email });
       assert.equal(response.statusCode, 204, response.body);
       assert.equal(response.body, '');
@@ -163,7 +162,7 @@ describe('passwords', () => {
     });
 
     it('queues no mail for an inactive user', async () => {
-      const actor = await createUser(env, organizationId, 'ORG_MEMBER');
+      const actor = await env.createUser(organizationId, 'ORG_MEMBER');
       const edited = await env.call('PATCH', `/v1/users/${actor.user.id}`, {
         token: admin.token,
         body: { active: false },
@@ -175,7 +174,7 @@ describe('passwords', () => {
     });
 
     it('matches the email case-insensitively', async () => {
-      const actor = await createUser(env, organizationId, 'ORG_MEMBER');
+      const actor = await env.createUser(organizationId, 'ORG_MEMBER');
       const response = await post('/v1/auth/forgot-password', { email: actor.user.email.toUpperCase() });
       assert.equal(response.statusCode, 204, response.body);
       assert.equal((await mailsTo(env, actor.user.email, 'FORGOT_PASSWORD_RESET')).length, 1);
@@ -190,7 +189,7 @@ describe('passwords', () => {
     };
 
     it('sets the new password with the emailed token and answers 200 with a session', async () => {
-      const actor = await createUser(env, organizationId, 'ORG_MEMBER');
+      const actor = await env.createUser(organizationId, 'ORG_MEMBER');
       const token = await requestReset(actor.user.email);
       const session = assertSession(
         await post('/v1/auth/reset-password', { password: NEW_PASSWORD, token }),
@@ -202,14 +201,14 @@ describe('passwords', () => {
     });
 
     it('revokes the access tokens issued before the reset', async () => {
-      const actor = await createUser(env, organizationId, 'ORG_MEMBER');
+      const actor = await env.createUser(organizationId, 'ORG_MEMBER');
       const token = await requestReset(actor.user.email);
       assertSession(await post('/v1/auth/reset-password', { password: NEW_PASSWORD, token }));
       assertError(await env.call('GET', '/v1/me', { token: actor.token }), 401, 'UNAUTHENTICATED');
     });
 
     it('accepts a reset token once', async () => {
-      const actor = await createUser(env, organizationId, 'ORG_MEMBER');
+      const actor = await env.createUser(organizationId, 'ORG_MEMBER');
       const token = await requestReset(actor.user.email);
       assertSession(await post('/v1/auth/reset-password', { password: NEW_PASSWORD, token }));
       const again = await post('/v1/auth/reset-password', { password: 'an attacker password', token });
@@ -218,7 +217,7 @@ describe('passwords', () => {
     });
 
     it('voids an older reset token when a newer one is mailed', async () => {
-      const actor = await createUser(env, organizationId, 'ORG_MEMBER');
+      const actor = await env.createUser(organizationId, 'ORG_MEMBER');
       const older = await requestReset(actor.user.email);
       const newer = await requestReset(actor.user.email);
       assert.notEqual(older, newer);
@@ -236,7 +235,7 @@ describe('passwords', () => {
         401,
         'INVALID_CREDENTIALS',
       );
-      const actor = await createUser(env, organizationId, 'ORG_MEMBER');
+      const actor = await env.createUser(organizationId, 'ORG_MEMBER');
       const token = await requestReset(actor.user.email);
       await expireTokensOf(actor.user.id);
       assertError(
@@ -253,7 +252,7 @@ describe('passwords', () => {
     });
 
     it('answers INVALID_CREDENTIALS when the user was deactivated after the mail', async () => {
-      const actor = await createUser(env, organizationId, 'ORG_MEMBER');
+      const actor = await env.createUser(organizationId, 'ORG_MEMBER');
       const token = await requestReset(actor.user.email);
       const edited = await env.call('PATCH', `/v1/users/${actor.user.id}`, {
         token: admin.token,
@@ -270,7 +269,7 @@ describe('passwords', () => {
 
   describe('change password: POST /v1/auth/change-password', () => {
     it('answers VALIDATION_FAILED on /old_password for a wrong old password, and changes nothing', async () => {
-      const actor = await createUser(env, organizationId, 'ORG_MEMBER');
+      const actor = await env.createUser(organizationId, 'ORG_MEMBER');
       const response = await post(
         '/v1/auth/change-password',
         { old_password: 'not the password', new_password: NEW_PASSWORD },
@@ -286,7 +285,7 @@ describe('passwords', () => {
     });
 
     it('answers a new working token, revokes the old one and switches the password', async () => {
-      const actor = await createUser(env, organizationId, 'ORG_MEMBER');
+      const actor = await env.createUser(organizationId, 'ORG_MEMBER');
       const response = await post(
         '/v1/auth/change-password',
         { old_password: actor.password, new_password: NEW_PASSWORD },

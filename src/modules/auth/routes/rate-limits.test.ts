@@ -7,7 +7,6 @@ import {
   assertMfaChallenge,
   assertRateLimited,
   assertSession,
-  createUser,
   enrolMfa,
   freshIp,
   inviteUser,
@@ -26,11 +25,11 @@ describe('brute-force limits (API.md §2)', () => {
   before(async () => {
     env = await setupTest();
     organizationId = (await env.createOrganization()).id;
-    admin = await createUser(env, organizationId, 'ORG_ADMIN');
+    admin = await env.createUser(organizationId, 'ORG_ADMIN');
   });
   after(() => env.close());
 
-  const member = (email?: string) => createUser(env, organizationId, 'ORG_MEMBER', email);
+  const member = (email?: string) => env.createUser(organizationId, 'ORG_MEMBER', email);
   const post = (path: string, body: unknown, ip: string = freshIp(), token?: string) =>
     env.call('POST', path, { body, ip, ...(token && { token }) });
   const login = (email: string, password: string, ip: string = freshIp()) =>

@@ -4,7 +4,7 @@ import { ApiError } from '../../../http/errors.ts';
 import { listQueryProperties, Page } from '../../../http/pagination.ts';
 import { DateTime, Email, iso, Uuid } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
-import { listMailboxMessages } from '../mail.repository.ts';
+import { listMailbox } from '../mail.service.ts';
 
 const MailboxMessage = Type.Object(
   {
@@ -39,7 +39,7 @@ export const listMailboxRoute: RouteModule = (app, ctx) =>
       if (ctx.config.smtpUrl !== undefined)
         throw new ApiError('NOT_FOUND', 'the local mailbox is off: SMTP_URL is set');
       const { to, ...page } = request.query;
-      const result = await listMailboxMessages(ctx.db, page, to);
+      const result = await listMailbox(ctx.db, page, to);
       return {
         ...result,
         results: result.results.map((m) => ({ ...m, created_at: iso(m.created_at) })),
