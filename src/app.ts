@@ -26,14 +26,24 @@ import { ApiKey } from './modules/api-keys/api-keys.schemas.ts';
 import { apiKeyRoutes } from './modules/api-keys/routes/index.ts';
 import { MfaChallenge, Session } from './modules/auth/auth.schemas.ts';
 import { authRoutes } from './modules/auth/routes/index.ts';
+import { collectionRoutes, collectionSchemas } from './modules/collections/routes/index.ts';
+import {
+  contractFunctionRoutes,
+  contractFunctionSchemas,
+} from './modules/contract-functions/routes/index.ts';
 import { contractRoutes } from './modules/contracts/routes/index.ts';
+import { itemTypeRoutes, itemTypeSchemas } from './modules/item-types/routes/index.ts';
+import { itemRoutes, itemSchemas } from './modules/items/routes/index.ts';
 import { mailRoutes } from './modules/mail/routes/index.ts';
+import { metadataRoutes, metadataSchemas } from './modules/metadata/routes/index.ts';
+import { mintRequestRoutes, mintRequestSchemas } from './modules/mint-requests/routes/index.ts';
 import { networkRoutes } from './modules/networks/routes/index.ts';
 import { Organization, PayoutConfig } from './modules/organizations/organizations.schemas.ts';
 import { organizationRoutes } from './modules/organizations/routes/index.ts';
 import { roleRoutes } from './modules/roles/routes/index.ts';
 import { transactionRoutes } from './modules/transactions/routes/index.ts';
 import { Transaction } from './modules/transactions/transactions.schemas.ts';
+import { transferRequestRoutes, transferRequestSchemas } from './modules/transfer-requests/routes/index.ts';
 import { userRoutes } from './modules/users/routes/index.ts';
 import { User } from './modules/users/users.schemas.ts';
 import { walletRoutes } from './modules/wallets/routes/index.ts';
@@ -48,6 +58,13 @@ const SHARED_SCHEMAS: TSchema[] = [
   MfaChallenge,
   ApiKey,
   Transaction,
+  ...collectionSchemas,
+  ...contractFunctionSchemas,
+  ...itemTypeSchemas,
+  ...itemSchemas,
+  ...mintRequestSchemas,
+  ...transferRequestSchemas,
+  ...metadataSchemas,
 ];
 
 const ROUTES = [
@@ -61,6 +78,13 @@ const ROUTES = [
   ...mailRoutes,
   ...transactionRoutes,
   ...contractRoutes,
+  ...collectionRoutes,
+  ...contractFunctionRoutes,
+  ...itemTypeRoutes,
+  ...itemRoutes,
+  ...mintRequestRoutes,
+  ...transferRequestRoutes,
+  ...metadataRoutes,
 ];
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;

@@ -17,6 +17,7 @@ import {
   TRANSACTION_SETTLED_TASK,
   TRANSACTIONS_CHANNEL,
 } from './modules/transactions/transactions.repository.ts';
+import { allSettlementHandlers } from './settlement.ts';
 
 export interface WorkerOptions {
   delivery: Delivery;
@@ -24,7 +25,7 @@ export interface WorkerOptions {
   pollIntervalMs?: number;
   /** The relayer's pass interval when no work is notified; default 500 ms. */
   relayerPollMs?: number;
-  /** Modules' reactions to settled transactions (deployments, mint requests…). */
+  /** Modules' reactions to settled transactions; default every module's (src/settlement.ts). */
   settlementHandlers?: SettlementHandlers;
 }
 
@@ -52,7 +53,7 @@ export async function buildWorker(
       [SEND_MAIL_TASK]: sendMailTask(ctx.db, options.delivery, ctx.logger),
       [TRANSACTION_SETTLED_TASK]: transactionSettledTask(
         ctx.db,
-        options.settlementHandlers ?? {},
+        options.settlementHandlers ?? allSettlementHandlers(),
         ctx.logger,
       ),
       [MAINTENANCE_TASK]: async () => {

@@ -257,6 +257,122 @@ export interface TransactionAttemptsTable {
   created_at: Timestamp;
 }
 
+type Uint256Column = ColumnType<string, string | bigint, string | bigint>;
+type NullableUint256Column = ColumnType<
+  string | null,
+  string | bigint | null | undefined,
+  string | bigint | null
+>;
+type Json<T> = ColumnType<T, string, string>;
+type NullableJson<T> = ColumnType<T | null, string | null | undefined, string | null>;
+
+/** ERC-2981 royalty as the API carries it. */
+export interface RoyaltyInfo {
+  receiver: string;
+  amount_bps: number;
+}
+
+export interface ItemTypesTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  json_schema: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type RevealStrategy = 'INSTANT' | 'DELAYED';
+export type DeploymentType = 'PLATFORM' | 'CUSTOM' | 'EXTERNAL';
+export type DeploymentStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
+export type TokenIdAssignmentStrategy = 'AUTOMATIC' | 'MANUAL' | 'EXTERNAL';
+
+export interface CollectionsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  default_item_type_id: string | null;
+  image_url: string | null;
+  reveal_strategy: RevealStrategy;
+  preview_metadata: NullableJson<Record<string, unknown>>;
+  editable_metadata: Generated<boolean>;
+  reveal_hidden: boolean;
+  functions_enabled: Generated<boolean>;
+  royalty_info: NullableJson<RoyaltyInfo>;
+  deployment_type: DeploymentType | null;
+  deployment_status: DeploymentStatus | null;
+  network_id: number | null;
+  token_type: 'ERC721' | 'ERC1155' | null;
+  symbol: string | null;
+  token_id_assignment_strategy: TokenIdAssignmentStrategy | null;
+  platform_variant: string | null;
+  abi: NullableJson<unknown[]>;
+  contract_address: string | null;
+  capabilities: Generated<string[]>;
+  deployment_transaction_id: string | null;
+  deployment_failure_reason: string | null;
+  max_supply: NullableUint256Column;
+  owner_address: string | null;
+  next_token_id: ColumnType<string, string | bigint | undefined, string | bigint>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CollectionFunctionsTable {
+  collection_id: string;
+  /** 8 lowercase hex characters, no 0x. */
+  selector: string;
+  enabled: boolean;
+  updated_at: Timestamp;
+}
+
+export type TokenStatus = 'NOT_MINTED' | 'MINTING' | 'MINTED';
+
+export interface ItemsTable {
+  id: string;
+  organization_id: string;
+  collection_id: string;
+  item_type_id: string | null;
+  attributes: Json<Record<string, unknown>>;
+  locked: Generated<boolean>;
+  max_supply: NullableUint256Column;
+  token_id: NullableUint256Column;
+  token_status: Generated<TokenStatus>;
+  minted_supply: ColumnType<string, string | bigint | undefined, string | bigint>;
+  held_supply: ColumnType<string, string | bigint | undefined, string | bigint>;
+  royalty_info: NullableJson<RoyaltyInfo>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type ReservationKind = 'MINT' | 'TRANSFER' | 'LISTING' | 'EMAIL_CLAIM';
+
+export interface ItemReservationsTable {
+  id: string;
+  item_id: string;
+  kind: ReservationKind;
+  holder_id: string;
+  quantity: Uint256Column;
+  created_at: Timestamp;
+  released_at: NullableTimestamp;
+}
+
+export type RequestState = 'PENDING' | 'SUBMITTED' | 'COMPLETED' | 'FAILED';
+
+/** mint_requests and transfer_requests share their columns. */
+export interface TokenRequestsTable {
+  id: string;
+  organization_id: string;
+  collection_id: string;
+  item_id: string;
+  quantity: Uint256Column;
+  to_address: string;
+  transaction_id: string;
+  state: Generated<RequestState>;
+  failure_reason: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   roles: RolesTable;
@@ -274,6 +390,13 @@ export interface Database {
   relayer_leases: RelayerLeasesTable;
   transactions: TransactionsTable;
   transaction_attempts: TransactionAttemptsTable;
+  item_types: ItemTypesTable;
+  collections: CollectionsTable;
+  collection_functions: CollectionFunctionsTable;
+  items: ItemsTable;
+  item_reservations: ItemReservationsTable;
+  mint_requests: TokenRequestsTable;
+  transfer_requests: TokenRequestsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -291,3 +414,9 @@ export type PaymentTokenRow = Selectable<PaymentTokensTable>;
 export type WalletRow = Selectable<WalletsTable>;
 export type TransactionRow = Selectable<TransactionsTable>;
 export type TransactionAttemptRow = Selectable<TransactionAttemptsTable>;
+export type ItemTypeRow = Selectable<ItemTypesTable>;
+export type CollectionRow = Selectable<CollectionsTable>;
+export type CollectionUpdate = Updateable<CollectionsTable>;
+export type ItemRow = Selectable<ItemsTable>;
+export type ItemReservationRow = Selectable<ItemReservationsTable>;
+export type TokenRequestRow = Selectable<TokenRequestsTable>;

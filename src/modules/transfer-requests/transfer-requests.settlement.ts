@@ -1,0 +1,4 @@
+import type { SettlementHandlers } from '../transactions/transaction-settled.task.ts';
+
+/** Transfer requests follow their transaction. */
+export const transferRequestSettlementHandlers: SettlementHandlers = {};

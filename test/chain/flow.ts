@@ -1,0 +1,97 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { TransactionRow, WalletRow } from '../../src/db/schema.ts';
+import { findOrganizationWallet } from '../../src/modules/wallets/wallets.service.ts';
+import { defaultFromAddress } from '../../src/service.ts';
+import { buildWorker, type Worker } from '../../src/worker.ts';
+import { type Actor, setupTest, type TestEnv } from '../harness.ts';
+import { CHAIN_ID, networkConfig } from '../relayer/harness.ts';
+import { startTestChain, type TestChain } from './anvil.ts';
+
+/**
+ * The whole service against a real chain: the API (inject), an anvil dev chain registered as
+ * network 31337, an organization with a funded wallet and an ORG_ADMIN, and a worker (relayer and
+ * settlement handlers) polling fast. For tests that go from a request to tokens on-chain.
+ */
+export interface FlowTest {
+  env: TestEnv;
+  chain: TestChain;
+  networkId: number;
+  organizationId: string;
+  /** The organization's signing wallet (funded). */
+  wallet: WalletRow;
+  admin: Actor;
+  member: Actor;
+  /** Polls until every transaction is COMPLETED or CANCELLED, and returns them in order. */
+  settled(ids: string[], timeoutMs?: number): Promise<TransactionRow[]>;
+  /** Polls `probe` until it returns a value other than undefined. */
+  until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs?: number): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function setupFlowTest(configOverrides: Record<string, string> = {}): Promise<FlowTest> {
+  const env = await setupTest(configOverrides);
+  const chain = await startTestChain();
+  let worker: Worker | undefined;
+  try {
+    await env.insertNetwork(CHAIN_ID, networkConfig(chain.dev.rpcUrl), 'anvil');
+    const organization = await env.createOrganization();
+    const wallet = (await findOrganizationWallet(env.database.db, organization.id))!;
+    await chain.publicClient.request({
+      method: 'anvil_setBalance' as never,
+      params: [wallet.address, `0x${(10n ** 22n).toString(16)}`] as never,
+    });
+    const admin = await env.createUser(organization.id, 'ORG_ADMIN');
+    const member = await env.createUser(organization.id, 'ORG_MEMBER');
+    worker = await buildWorker(env.ctx, env.database, {
+      delivery: { transport: undefined, from: defaultFromAddress(env.ctx.config) },
+      pollIntervalMs: 50,
+      relayerPollMs: 100,
+    });
+    const until = async <T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const value = await probe();
+        if (value !== undefined) return value;
+        if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+        await sleep(100);
+      }
+    };
+    const running = worker;
+    return {
+      env,
+      chain,
+      networkId: CHAIN_ID,
+      organizationId: organization.id,
+      wallet,
+      admin,
+      member,
+      until,
+      settled: (ids, timeoutMs) =>
+        until(
+          async () => {
+            const rows = await env.database.db
+              .selectFrom('transactions')
+              .selectAll()
+              .where('id', 'in', ids)
+              .execute();
+            const done = rows.every((r) => r.state === 'COMPLETED' || r.state === 'CANCELLED');
+            return rows.length === ids.length && done
+              ? ids.map((id) => rows.find((r) => r.id === id)!)
+              : undefined;
+          },
+          `transactions ${ids.join(', ')} to settle`,
+          timeoutMs,
+        ),
+      async close() {
+        await running.stop();
+        await chain.dev.stop();
+        await env.close();
+      },
+    };
+  } catch (error) {
+    await worker?.stop();
+    await chain.dev.stop();
+    await env.close();
+    throw error;
+  }
+}

@@ -1,0 +1,63 @@
+import type { Kysely } from 'kysely';
+import type {
+  CollectionRow,
+  Database,
+  DeploymentStatus,
+  TokenIdAssignmentStrategy,
+} from '../src/db/schema.ts';
+import { uuidv7 } from '../src/lib/ids.ts';
+
+export interface CollectionFixture {
+  organizationId: string;
+  name?: string;
+  tokenType?: 'ERC721' | 'ERC1155';
+  strategy?: TokenIdAssignmentStrategy;
+  networkId?: number;
+  /** Deployed address; with it the deployment is SUCCESS, without it PENDING-less (none). */
+  contractAddress?: string | null;
+  capabilities?: string[];
+  abi?: unknown[] | null;
+  deploymentStatus?: DeploymentStatus;
+  revealStrategy?: 'INSTANT' | 'DELAYED';
+  revealHidden?: boolean;
+  previewMetadata?: Record<string, unknown> | null;
+}
+
+/**
+ * A collection row written directly, as a finished deployment would leave it: for tests of
+ * modules that need a collection without going through deployment on a chain.
+ */
+export async function insertCollection(
+  db: Kysely<Database>,
+  fixture: CollectionFixture,
+): Promise<CollectionRow> {
+  const tokenType = fixture.tokenType ?? 'ERC721';
+  const deployed = fixture.contractAddress !== undefined && fixture.contractAddress !== null;
+  const status = fixture.deploymentStatus ?? (deployed ? 'SUCCESS' : 'PENDING');
+  const revealStrategy = fixture.revealStrategy ?? 'INSTANT';
+  return await db
+    .insertInto('collections')
+    .values({
+      id: uuidv7(),
+      organization_id: fixture.organizationId,
+      name: fixture.name ?? `collection-${uuidv7()}`,
+      reveal_strategy: revealStrategy,
+      reveal_hidden: fixture.revealHidden ?? revealStrategy === 'DELAYED',
+      preview_metadata:
+        fixture.previewMetadata === undefined || fixture.previewMetadata === null
+          ? null
+          : JSON.stringify(fixture.previewMetadata),
+      deployment_type: 'PLATFORM',
+      deployment_status: status,
+      network_id: fixture.networkId ?? 31337,
+      token_type: tokenType,
+      symbol: 'TST',
+      token_id_assignment_strategy: fixture.strategy ?? 'AUTOMATIC',
+      platform_variant: tokenType === 'ERC721' ? 'FlexibleERC721' : 'FlexibleERC1155',
+      abi: fixture.abi ? JSON.stringify(fixture.abi) : null,
+      contract_address: fixture.contractAddress ?? null,
+      capabilities: fixture.capabilities ?? [],
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
