@@ -16,3 +16,16 @@ export function findItemByTokenId(
 ): Promise<ItemRow | undefined> {
   return repo.findItemByTokenId(db, collectionId, tokenId);
 }
+
+export interface ItemMedia {
+  image: string | null;
+}
+
+/**
+ * An item's media, read from its attributes: `image` when it is a string (the URL served as the
+ * token metadata's `image`), else null.
+ */
+export function itemMedia(attributes: Record<string, unknown>): ItemMedia {
+  const image = attributes.image;
+  return { image: typeof image === 'string' ? image : null };
+}
