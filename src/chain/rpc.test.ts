@@ -19,7 +19,13 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { type DevChain, startDevChain } from './dev-chain.ts';
-import { type ChainClient, classifyRpcError, createChainClient, type RpcErrorKind } from './rpc.ts';
+import {
+  type ChainClient,
+  classifyRpcError,
+  createChainClient,
+  type RpcErrorKind,
+  readableReason,
+} from './rpc.ts';
 
 const url = 'http://127.0.0.1:8545';
 const body = { jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: ['0x02'] };
@@ -125,6 +131,17 @@ describe('classifyRpcError: viem error objects', () => {
     ]) {
       assertKind(rpcError(3, `execution reverted: ${reason}`, revertData(reason)), 'deterministic');
     }
+  });
+
+  it('a reason never carries control characters (a node may echo raw revert data with NUL bytes)', () => {
+    // anvil answers a custom error with arguments, e.g. TokenAlreadyMinted(7), this way.
+    const raw = 'execution reverted: custom error 0x1e0e0f2c\u0000\u0000\u0000\u0007\nnext';
+    for (const error of [rpcError(3, raw), new Error(raw), raw]) {
+      const reason = readableReason(error);
+      assert.ok(![...reason].some((c) => c.charCodeAt(0) < 0x20), JSON.stringify(reason));
+      assert.match(reason, /custom error 0x1e0e0f2c next/);
+    }
+    assert.ok(!classifyRpcError(rpcError(3, raw)).reason.includes('\u0000'));
   });
 
   it('an unknown answer is transient: retried, never a failed transaction', () => {

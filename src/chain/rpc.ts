@@ -191,15 +191,30 @@ function fullText(error: unknown): string {
   return parts.join(' | ');
 }
 
-/** One line a person can read: the revert reason or the node's message, not a stack. */
+/**
+ * One line a person can read: the revert reason or the node's message, not a stack. Control
+ * characters are replaced (a node may echo raw revert data, NUL bytes included, which a
+ * PostgreSQL text column refuses).
+ */
 export function readableReason(error: unknown): string {
+  return oneLine(rawReason(error)).slice(0, 500);
+}
+
+function rawReason(error: unknown): string {
   if (error instanceof BaseError) {
     const revert = error.walk((e) => e instanceof BaseError && e.name === 'ContractFunctionRevertedError') as
       | (BaseError & { reason?: string })
       | null;
     if (revert?.reason) return `reverted: ${revert.reason}`;
     const detail = error.details && error.details !== error.shortMessage ? `: ${error.details}` : '';
-    return `${error.shortMessage}${detail}`.slice(0, 500);
+    return `${error.shortMessage}${detail}`;
   }
-  return (error instanceof Error ? error.message : String(error)).slice(0, 500);
+  return error instanceof Error ? error.message : String(error);
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: replacing control characters is the point.
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]+/g;
+
+function oneLine(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, ' ').trim();
 }
