@@ -35,6 +35,12 @@ export async function setupFlowTest(configOverrides: Record<string, string> = {}
   try {
     await env.insertNetwork(CHAIN_ID, networkConfig(chain.dev.rpcUrl), 'anvil');
     const organization = await env.createOrganization();
+    // The organization may deploy on the chain (organizations' network_ids).
+    await env.database.db
+      .updateTable('organizations')
+      .set({ network_ids: [CHAIN_ID] })
+      .where('id', '=', organization.id)
+      .execute();
     const wallet = (await findOrganizationWallet(env.database.db, organization.id))!;
     await chain.publicClient.request({
       method: 'anvil_setBalance' as never,
