@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import type { Abi } from 'viem';
+import { getPlatformContract } from '../src/chain/artifacts.ts';
+import { capabilitiesOf } from '../src/chain/capabilities.ts';
 import type { RegisteredRoute } from '../src/http/route-table.ts';
 import { registeredRoutes } from '../src/http/route-table.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
 import { type Permission, ROLE_PERMISSIONS } from '../src/modules/roles/permissions.ts';
+import { insertCollection } from './factories.ts';
 import { type Actor, setupTest, type TestEnv } from './harness.ts';
 
 /**
@@ -21,7 +25,10 @@ import { type Actor, setupTest, type TestEnv } from './harness.ts';
 
 /** The public operations of API.md §3; making a route public is a decision, reviewed here. */
 const PUBLIC_ROUTES = [
+  'GET /v1/metadata/:collection_id',
+  'GET /v1/metadata/:collection_id/:token_id',
   'GET /v1/public/capabilities',
+  'GET /v1/public/collections/:collection_id/capabilities',
   'POST /v1/auth/forgot-password',
   'POST /v1/auth/login',
   'POST /v1/auth/login/mfa',
@@ -36,6 +43,7 @@ interface Tenant {
   adminApiKey: { id: string; key: string };
   memberApiKey: { id: string; key: string };
   transactionId: string;
+  collectionId: string;
 }
 
 /**
@@ -49,7 +57,39 @@ const PATH_FIXTURES: Record<string, (t: Tenant) => string> = {
   api_key_id: (t) => t.adminApiKey.id,
   network_id: () => String(FIXTURE_NETWORK_ID),
   transaction_id: (t) => t.transactionId,
+  collection_id: (t) => t.collectionId,
+  function_id: () => FIXTURE_FUNCTION_ID,
+  token_id: () => '1',
 };
+
+/** `setBaseURI(string)` of the fixture collection: enabled, so the owner may execute it. */
+const FIXTURE_FUNCTION_ID = '55f804b3';
+
+/**
+ * A deployed ERC-721 collection of the organization (inserted directly: the fixture network has
+ * no node), with functions enabled.
+ */
+async function createFixtureCollection(organizationId: string): Promise<string> {
+  const abi = [...getPlatformContract('FlexibleERC721').abi];
+  const collection = await insertCollection(env.database.db, {
+    organizationId,
+    name: 'fixture',
+    networkId: FIXTURE_NETWORK_ID,
+    contractAddress: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+    abi,
+    capabilities: capabilitiesOf(abi as Abi),
+  });
+  await env.database.db
+    .updateTable('collections')
+    .set({ functions_enabled: true })
+    .where('id', '=', collection.id)
+    .execute();
+  await env.database.db
+    .insertInto('collection_functions')
+    .values({ collection_id: collection.id, selector: FIXTURE_FUNCTION_ID, enabled: true })
+    .execute();
+  return collection.id;
+}
 
 /**
  * Path parameters that name platform resources every organization reads (networks, API.md §3 G):
@@ -93,6 +133,35 @@ async function createFixtureTransaction(organizationId: string): Promise<string>
  */
 const BODY_FIXTURES: Record<string, (t: Tenant) => unknown> = {
   'PATCH /v1/users/:user_id': () => ({ active: true }),
+  'POST /v1/collections/:collection_id/deployment-request': () => ({
+    type: 'PLATFORM',
+    network_id: FIXTURE_NETWORK_ID,
+    platform: { symbol: 'FIX', variant: 'FlexibleERC721' },
+  }),
+  'PATCH /v1/collections/:collection_id/functions/:function_id': () => ({ enabled: true }),
+  'POST /v1/collections/:collection_id/functions/:function_id/call': () => ({
+    arguments: ['https://x.test/'],
+  }),
+  'POST /v1/collections/:collection_id/functions/:function_id/execute': () => ({
+    arguments: ['https://x.test/'],
+  }),
+};
+
+/**
+ * Routes whose owner call cannot succeed with one shared fixture, and the answer that still
+ * proves the resource was found (never 401, 403 or 404).
+ */
+const OWNER_ANSWERS: Record<string, { status: number; code: string; why: string }> = {
+  'POST /v1/collections/:collection_id/deployment-request': {
+    status: 409,
+    code: 'INVALID_STATE',
+    why: 'the fixture collection is deployed already',
+  },
+  'POST /v1/collections/:collection_id/functions/:function_id/call': {
+    status: 400,
+    code: 'VALIDATION_FAILED',
+    why: 'the fixture function is executable (setBaseURI), so it cannot be read',
+  },
 };
 
 const env: TestEnv = await setupTest();
@@ -128,6 +197,7 @@ async function createTenant(options: { mfa_required?: boolean } = {}): Promise<T
     adminApiKey: options.mfa_required ? placeholder : await apiKeyOf(admin),
     memberApiKey: options.mfa_required ? placeholder : await apiKeyOf(member),
     transactionId: await createFixtureTransaction(organization.id),
+    collectionId: await createFixtureCollection(organization.id),
   };
 }
 
@@ -343,7 +413,9 @@ describe('security: the owner', () => {
   for (const route of routes.filter((r) => !isPublic(r) && r.params.length > 0 && ownerMayCall(r))) {
     it(`${label(route)} finds organization A's resource for organization A's admin`, async () => {
       const response = await send(route, owner, { token: owner.admin.token }, 'fixture');
-      assert.ok(response.statusCode < 300, `${response.statusCode} ${response.body}`);
+      const expected = OWNER_ANSWERS[label(route)];
+      if (expected) assertError(response, expected.status, expected.code, expected.why);
+      else assert.ok(response.statusCode < 300, `${response.statusCode} ${response.body}`);
     });
   }
 });
