@@ -91,7 +91,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE INDEX items_collection_unlocked_idx ON items (collection_id, created_at, id) WHERE NOT locked;
     CREATE UNIQUE INDEX items_token_id_key ON items (collection_id, token_id) WHERE token_id IS NOT NULL;
     CREATE INDEX items_attributes_idx ON items USING gin (attributes jsonb_path_ops);
-    CREATE INDEX items_item_type_idx ON items (item_type_id) WHERE item_type_id IS NOT NULL;
+    -- In creation order: an item type's schema edit re-validates its items in keyset batches.
+    CREATE INDEX items_item_type_idx ON items (item_type_id, created_at, id) WHERE item_type_id IS NOT NULL;
 
     -- What keeps an item in one flow at a time (mint, transfer, listing, email claim): at most one
     -- active reservation per item, enforced by the unique index.
@@ -107,6 +108,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     );
     CREATE UNIQUE INDEX item_reservations_active_key ON item_reservations (item_id) WHERE released_at IS NULL;
     CREATE INDEX item_reservations_holder_idx ON item_reservations (holder_id);
+    -- An item's reservation history (item status), and the foreign key check when an item is deleted.
+    CREATE INDEX item_reservations_item_idx ON item_reservations (item_id, created_at);
 
     CREATE TABLE mint_requests (
       id uuid PRIMARY KEY,

@@ -10,9 +10,13 @@ export function findCollection(db: Executor, id: string): Promise<CollectionRow 
   return db.selectFrom('collections').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The row locked until the end of the caller's transaction. */
+/**
+ * The row locked until the end of the caller's transaction. FOR NO KEY UPDATE: edits, locks and
+ * deployments of one collection run one after another, while items keep being inserted into it
+ * (their foreign key check takes FOR KEY SHARE, which this lock does not block).
+ */
 export function findCollectionForUpdate(db: Executor, id: string): Promise<CollectionRow | undefined> {
-  return db.selectFrom('collections').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  return db.selectFrom('collections').selectAll().where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
 }
 
 /** The collection whose deployment is the transaction `transactionId`, locked. */
@@ -24,7 +28,7 @@ export function findCollectionByDeploymentForUpdate(
     .selectFrom('collections')
     .selectAll()
     .where('deployment_transaction_id', '=', transactionId)
-    .forUpdate()
+    .forNoKeyUpdate()
     .executeTakeFirst();
 }
 
