@@ -44,6 +44,10 @@ interface Tenant {
   memberApiKey: { id: string; key: string };
   transactionId: string;
   collectionId: string;
+  itemTypeId: string;
+  itemId: string;
+  mintRequestId: string;
+  transferRequestId: string;
 }
 
 /**
@@ -58,6 +62,10 @@ const PATH_FIXTURES: Record<string, (t: Tenant) => string> = {
   network_id: () => String(FIXTURE_NETWORK_ID),
   transaction_id: (t) => t.transactionId,
   collection_id: (t) => t.collectionId,
+  item_type_id: (t) => t.itemTypeId,
+  item_id: (t) => t.itemId,
+  mint_request_id: (t) => t.mintRequestId,
+  transfer_request_id: (t) => t.transferRequestId,
   function_id: () => FIXTURE_FUNCTION_ID,
   token_id: () => '1',
 };
@@ -89,6 +97,62 @@ async function createFixtureCollection(organizationId: string): Promise<string> 
     .values({ collection_id: collection.id, selector: FIXTURE_FUNCTION_ID, enabled: true })
     .execute();
   return collection.id;
+}
+
+/**
+ * An item type, an item (the one `item_id` names, which the owner suite finally deletes) and a
+ * second item with a mint and a transfer request, inserted directly (an organization requiring
+ * MFA cannot use the API).
+ */
+async function createFixtureCatalog(organizationId: string, collectionId: string, transactionId: string) {
+  const db = env.database.db;
+  const itemType = await db
+    .insertInto('item_types')
+    .values({
+      id: uuidv7(),
+      organization_id: organizationId,
+      name: 'fixture',
+      json_schema: '{"type":"object"}',
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const [item, requested] = await db
+    .insertInto('items')
+    .values(
+      [0, 1].map(() => ({
+        id: uuidv7(),
+        organization_id: organizationId,
+        collection_id: collectionId,
+        attributes: '{}',
+      })),
+    )
+    .returning('id')
+    .execute();
+  const request = () => ({
+    id: uuidv7(),
+    organization_id: organizationId,
+    collection_id: collectionId,
+    item_id: requested!.id,
+    quantity: '1',
+    to_address: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+    transaction_id: transactionId,
+  });
+  const mint = await db
+    .insertInto('mint_requests')
+    .values(request())
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const transfer = await db
+    .insertInto('transfer_requests')
+    .values(request())
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return {
+    itemTypeId: itemType.id,
+    itemId: item!.id,
+    mintRequestId: mint.id,
+    transferRequestId: transfer.id,
+  };
 }
 
 /**
@@ -139,6 +203,8 @@ const BODY_FIXTURES: Record<string, (t: Tenant) => unknown> = {
     platform: { symbol: 'FIX', variant: 'FlexibleERC721' },
   }),
   'PATCH /v1/collections/:collection_id/functions/:function_id': () => ({ enabled: true }),
+  'PATCH /v1/item-types/:item_type_id': () => ({ name: 'fixture', json_schema: { type: 'object' } }),
+  'PATCH /v1/items/:item_id': () => ({ attributes: {} }),
   'POST /v1/collections/:collection_id/functions/:function_id/call': () => ({
     arguments: ['https://x.test/'],
   }),
@@ -190,14 +256,17 @@ async function createTenant(options: { mfa_required?: boolean } = {}): Promise<T
   };
   // In an MFA-required organization, creating API keys is refused until MFA is on.
   const placeholder = { id: '00000000-0000-7000-8000-000000000000', key: 'tis_none' };
+  const transactionId = await createFixtureTransaction(organization.id);
+  const collectionId = await createFixtureCollection(organization.id);
   return {
     organizationId: organization.id,
     admin,
     member,
     adminApiKey: options.mfa_required ? placeholder : await apiKeyOf(admin),
     memberApiKey: options.mfa_required ? placeholder : await apiKeyOf(member),
-    transactionId: await createFixtureTransaction(organization.id),
-    collectionId: await createFixtureCollection(organization.id),
+    transactionId,
+    collectionId,
+    ...(await createFixtureCatalog(organization.id, collectionId, transactionId)),
   };
 }
 
