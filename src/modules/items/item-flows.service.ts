@@ -1,0 +1,393 @@
+import { type Address, getAddress, maxUint256 } from 'viem';
+import type { TokenType } from '../../chain/capabilities.ts';
+import type { Executor } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { CollectionRow, ItemReservationRow, ItemRow, ReservationKind } from '../../db/schema.ts';
+import { ApiError } from '../../http/errors.ts';
+import { uuidv7 } from '../../lib/ids.ts';
+import { assertOrganizationAccess, type Principal } from '../auth/principal.ts';
+import { getCollectionRow } from '../collections/collections.service.ts';
+import * as repo from './item-flows.repository.ts';
+
+/**
+ * What moves items through the flows that hold them for a while (mint, transfer, listing, email
+ * claim): choosing the items a request names, the reservation that keeps an item in one flow at
+ * a time, and the token status and supply those flows change.
+ */
+
+/** Items one mint or transfer request may take (SERVICE-SPEC Limits). */
+export const MAX_ITEMS_PER_REQUEST = 100;
+
+export type ItemFlow = 'MINT' | 'TRANSFER';
+
+/** The five selector forms of SERVICE-SPEC Group D, as a body carries them (null = absent). */
+export interface SelectorFields {
+  item_id?: string | null | undefined;
+  item_ids?: readonly string[] | null | undefined;
+  collection_id?: string | null | undefined;
+  token_ids?: readonly string[] | null | undefined;
+  token_ranges?: readonly { from_id: string; to_id: string }[] | null | undefined;
+}
+
+const SELECTOR_FIELDS = ['collection_id', 'item_id', 'item_ids', 'token_ids', 'token_ranges'] as const;
+
+export interface TokenRange {
+  from: bigint;
+  to: bigint;
+}
+
+/**
+ * Explicit forms (item_id, item_ids, token_ids) name items that must all qualify; open forms
+ * (collection_id, token_ranges) take the qualifying items and pass over the others.
+ */
+export type ItemSelection =
+  | { kind: 'items'; itemIds: string[] }
+  | { kind: 'collection'; collectionId: string }
+  | { kind: 'token_ids'; collectionId: string; tokenIds: bigint[] }
+  | { kind: 'token_ranges'; collectionId: string; ranges: TokenRange[] };
+
+/** A Uint256 decimal string (its pattern already checked by the schema) within 2^256-1. */
+export function parseUint256(value: string, path: string): bigint {
+  const parsed = BigInt(value);
+  if (parsed > maxUint256)
+    throw new ApiError('VALIDATION_FAILED', `${path.slice(1)} is above 2^256-1`, {
+      fields: [{ path, message: 'must be at most 2^256-1' }],
+    });
+  return parsed;
+}
+
+/**
+ * Selection rules: exactly one of item_id, item_ids, collection_id, collection_id + token_ids,
+ * collection_id + token_ranges (else INVALID_SELECTION); a list naming more than 100 items
+ * (ranges counted by the ids they cover) is TOO_MANY_ITEMS.
+ */
+export function parseItemSelection(fields: SelectorFields): ItemSelection {
+  const given = SELECTOR_FIELDS.filter((k) => fields[k] !== undefined && fields[k] !== null)
+    .sort()
+    .join('+');
+  const tooMany = (what: string) =>
+    new ApiError('TOO_MANY_ITEMS', `${what}: at most ${MAX_ITEMS_PER_REQUEST} items per request`);
+  switch (given) {
+    case 'item_id':
+      return { kind: 'items', itemIds: [fields.item_id!] };
+    case 'item_ids': {
+      const ids = fields.item_ids!;
+      if (ids.length > MAX_ITEMS_PER_REQUEST) throw tooMany(`item_ids has ${ids.length} entries`);
+      return { kind: 'items', itemIds: [...ids] };
+    }
+    case 'collection_id':
+      return { kind: 'collection', collectionId: fields.collection_id! };
+    case 'collection_id+token_ids': {
+      const ids = fields.token_ids!;
+      if (ids.length > MAX_ITEMS_PER_REQUEST) throw tooMany(`token_ids has ${ids.length} entries`);
+      return {
+        kind: 'token_ids',
+        collectionId: fields.collection_id!,
+        tokenIds: ids.map((id, i) => parseUint256(id, `/token_ids/${i}`)),
+      };
+    }
+    case 'collection_id+token_ranges': {
+      const ranges = fields.token_ranges!.map((r, i) => {
+        const range = {
+          from: parseUint256(r.from_id, `/token_ranges/${i}/from_id`),
+          to: parseUint256(r.to_id, `/token_ranges/${i}/to_id`),
+        };
+        if (range.from > range.to)
+          throw new ApiError('VALIDATION_FAILED', `token_ranges/${i}: from_id is above to_id`, {
+            fields: [{ path: `/token_ranges/${i}`, message: 'from_id must be at most to_id' }],
+          });
+        return range;
+      });
+      const covered = ranges.reduce((sum, r) => sum + (r.to - r.from + 1n), 0n);
+      if (covered > BigInt(MAX_ITEMS_PER_REQUEST)) throw tooMany(`token_ranges cover ${covered} ids`);
+      return { kind: 'token_ranges', collectionId: fields.collection_id!, ranges };
+    }
+    default:
+      throw new ApiError(
+        'INVALID_SELECTION',
+        given === ''
+          ? 'name the items: item_id, item_ids, collection_id, collection_id + token_ids or collection_id + token_ranges'
+          : `${given.replaceAll('+', ', ')} cannot be combined: give exactly one of item_id, item_ids, collection_id, collection_id + token_ids, collection_id + token_ranges`,
+      );
+  }
+}
+
+/**
+ * The collection a selection's items belong to, as `principal` may see it (another
+ * organization's items or collection answer NOT_FOUND). Named items must share one collection:
+ * one request moves tokens of one contract.
+ */
+export async function collectionOfSelection(
+  db: Executor,
+  principal: Principal,
+  selection: ItemSelection,
+): Promise<CollectionRow> {
+  if (selection.kind !== 'items') return getCollectionRow(db, principal, selection.collectionId);
+  const items = await repo.findItems(db, selection.itemIds);
+  for (const id of selection.itemIds) {
+    const item = items.find((i) => i.id === id);
+    if (!item) throw new ApiError('NOT_FOUND', `item ${id} not found`);
+    assertOrganizationAccess(principal, item.organization_id, `item ${id}`);
+  }
+  const collectionIds = new Set(items.map((i) => i.collection_id));
+  if (collectionIds.size > 1)
+    throw new ApiError(
+      'INVALID_SELECTION',
+      'the items belong to several collections: one request, one collection',
+    );
+  return getCollectionRow(db, principal, items[0]!.collection_id);
+}
+
+export interface DeployedContract {
+  address: Address;
+  networkId: number;
+  tokenType: TokenType;
+  capabilities: readonly string[];
+}
+
+/** The contract a collection's tokens live in; mints and transfers need it deployed. */
+export function deployedContractOf(collection: CollectionRow): DeployedContract {
+  const { contract_address: address, network_id: networkId, token_type: tokenType } = collection;
+  if (collection.deployment_status !== 'SUCCESS' || !address || networkId === null || !tokenType)
+    throw new ApiError('INVALID_STATE', `collection ${collection.id} has no deployed contract`);
+  return { address: getAddress(address), networkId, tokenType, capabilities: collection.capabilities };
+}
+
+/** Items by id, in no particular order (settlement reads the items of its requests). */
+export function findItems(db: Executor, ids: readonly string[]): Promise<ItemRow[]> {
+  return repo.findItems(db, ids);
+}
+
+export interface FlowItemsRequest {
+  collection: CollectionRow;
+  flow: ItemFlow;
+  selection: ItemSelection;
+  /** Units per item. */
+  quantity: bigint;
+}
+
+/**
+ * Locks the items a mint or transfer takes, in the caller's transaction, and returns them in
+ * creation order. Named items (item_id, item_ids, token_ids) must all qualify, else the request
+ * fails; collection_id and token_ranges take the first 100 qualifying items and pass over the
+ * rest, including items reserved or locked by a concurrent request.
+ */
+export async function lockFlowItems(db: Executor, request: FlowItemsRequest): Promise<ItemRow[]> {
+  const { collection, flow, selection, quantity } = request;
+  if (selection.kind === 'collection' || selection.kind === 'token_ranges') {
+    const locked = await repo.lockEligibleItems(db, {
+      collectionId: collection.id,
+      flow,
+      quantity,
+      needsTokenId: collection.token_id_assignment_strategy !== 'EXTERNAL',
+      ...(selection.kind === 'token_ranges' && { ranges: selection.ranges }),
+      limit: MAX_ITEMS_PER_REQUEST,
+    });
+    // A reservation committed between the query's snapshot and its lock: pass over it too.
+    const reserved = new Set(
+      (
+        await repo.activeReservations(
+          db,
+          locked.map((i) => i.id),
+        )
+      ).map((r) => r.item_id),
+    );
+    return byCreation(locked.filter((i) => !reserved.has(i.id)));
+  }
+
+  let items: ItemRow[];
+  let order: string[];
+  if (selection.kind === 'items') {
+    items = await repo.lockItemsForUpdate(db, selection.itemIds);
+    order = selection.itemIds;
+  } else {
+    items = await repo.lockItemsByTokenIdForUpdate(db, collection.id, selection.tokenIds);
+    for (const tokenId of selection.tokenIds) {
+      if (!items.some((i) => i.token_id === tokenId.toString()))
+        throw new ApiError('NOT_FOUND', `no item of collection ${collection.id} has token id ${tokenId}`);
+    }
+    order = selection.tokenIds.map((t) => items.find((i) => i.token_id === t.toString())!.id);
+  }
+  const byId = new Map(items.map((i) => [i.id, i]));
+  const reservations = new Map(
+    (
+      await repo.activeReservations(
+        db,
+        items.map((i) => i.id),
+      )
+    ).map((r) => [r.item_id, r]),
+  );
+  for (const id of order) {
+    const item = byId.get(id);
+    if (!item || item.collection_id !== collection.id)
+      throw new ApiError('NOT_FOUND', `item ${id} not found`);
+    assertEligible(collection, flow, item, quantity, reservations.get(id));
+  }
+  return byCreation(items);
+}
+
+function assertEligible(
+  collection: CollectionRow,
+  flow: ItemFlow,
+  item: ItemRow,
+  quantity: bigint,
+  reservation: ItemReservationRow | undefined,
+): void {
+  // Mint rule: locked and not yet minted; transfer rule: locked and minted (SERVICE-SPEC Group D).
+  if (!item.locked) throw new ApiError('ITEM_NOT_LOCKED', `item ${item.id} is not locked`);
+  const minted = BigInt(item.minted_supply);
+  if (flow === 'MINT') {
+    // ERC-1155: "not yet minted" is supply left to mint (max_supply is set by the lock).
+    const remaining = BigInt(item.max_supply ?? '0') - minted;
+    if (remaining <= 0n) throw new ApiError('ITEM_ALREADY_MINTED', `item ${item.id} is minted`);
+    if (quantity > remaining)
+      throw new ApiError(
+        'INSUFFICIENT_SUPPLY',
+        `item ${item.id} has ${remaining} units left to mint, ${quantity} asked`,
+      );
+  } else if (minted === 0n) {
+    throw new ApiError('ITEM_NOT_MINTED', `item ${item.id} is not minted`);
+  }
+  if (reservation !== undefined || item.token_status === 'MINTING')
+    throw new ApiError(
+      'ITEM_RESERVED',
+      `item ${item.id} is held by ${reservation ? describeKind(reservation.kind) : 'a mint in progress'}`,
+    );
+  if (flow === 'MINT') {
+    if (item.token_id === null && collection.token_id_assignment_strategy !== 'EXTERNAL')
+      throw new ApiError('INVALID_STATE', `item ${item.id} has no token id`);
+    return;
+  }
+  const held = BigInt(item.held_supply);
+  if (held < quantity)
+    throw new ApiError(
+      'INVALID_STATE',
+      held === 0n
+        ? `item ${item.id} is not held by the organization wallet`
+        : `the organization wallet holds ${held} units of item ${item.id}, ${quantity} asked`,
+    );
+}
+
+function describeKind(kind: ReservationKind): string {
+  switch (kind) {
+    case 'MINT':
+      return 'a mint request';
+    case 'TRANSFER':
+      return 'a transfer request';
+    case 'LISTING':
+      return 'a listing';
+    case 'EMAIL_CLAIM':
+      return 'an email claim';
+  }
+}
+
+/** Items in creation order (ties by id): the order requests take and list them in. */
+export function byCreation<T extends Pick<ItemRow, 'id' | 'created_at'>>(items: readonly T[]): T[] {
+  return [...items].sort(
+    (a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+}
+
+/**
+ * One new record id per item (items in creation order): the ids are sorted before they are given
+ * out, so records created together (same created_at) list in the order of their items.
+ */
+export function requestIdsFor(items: readonly Pick<ItemRow, 'id'>[]): Map<string, string> {
+  const ids = items.map(() => uuidv7()).sort();
+  return new Map(items.map((item, i) => [item.id, ids[i]!]));
+}
+
+/** Locks items by id (in id order, so concurrent lockers never deadlock) for a flow's own checks. */
+export function lockItems(db: Executor, ids: readonly string[]): Promise<ItemRow[]> {
+  return repo.lockItemsForUpdate(db, ids);
+}
+
+/**
+ * Reserves items for a holder (a mint or transfer request, a listing, an email claim): one active
+ * reservation per item, which the unique index enforces, so of two flows racing for one item
+ * exactly one wins and the other fails ITEM_RESERVED. `holderId` and `quantities` are one value
+ * for every item or one per item. Lock the items first (lockItems, lockFlowItems) and check
+ * activeReservationsOf: the index is the last guard, and its violation aborts the transaction.
+ */
+export async function reserveItems(
+  db: Executor,
+  items: readonly Pick<ItemRow, 'id'>[],
+  kind: ReservationKind,
+  holderId: string | readonly string[],
+  quantities: bigint | readonly bigint[],
+): Promise<ItemReservationRow[]> {
+  const at = <T>(value: T | readonly T[], i: number): T =>
+    Array.isArray(value) ? (value as readonly T[])[i]! : (value as T);
+  try {
+    return await repo.insertReservations(
+      db,
+      items.map((item, i) => ({
+        id: uuidv7(),
+        item_id: item.id,
+        kind,
+        holder_id: at(holderId, i),
+        quantity: at(quantities, i),
+      })),
+    );
+  } catch (error) {
+    if (isUniqueViolation(error, 'item_reservations_active_key'))
+      throw new ApiError(
+        'ITEM_RESERVED',
+        'an item is held by another mint, transfer, listing or email claim',
+      );
+    throw error;
+  }
+}
+
+/** The active reservations of the items (listing, email claim, mint or transfer request). */
+export function activeReservationsOf(
+  db: Executor,
+  itemIds: readonly string[],
+): Promise<ItemReservationRow[]> {
+  return repo.activeReservations(db, itemIds);
+}
+
+/** Ends the holders' active reservations (idempotent); returns the ids of the items freed. */
+export function releaseReservations(db: Executor, holderId: string | readonly string[]): Promise<string[]> {
+  return repo.releaseReservations(db, typeof holderId === 'string' ? [holderId] : holderId);
+}
+
+/** Items a mint is in flight for. */
+export function markMinting(db: Executor, itemIds: readonly string[]): Promise<void> {
+  return repo.setMinting(db, itemIds);
+}
+
+export interface MintOutcome {
+  itemId: string;
+  quantity: bigint;
+  /** The units went to the organization's wallet. */
+  toOrganizationWallet: boolean;
+  /** The id the contract chose (EXTERNAL strategy), recorded when the item has none. */
+  tokenId?: bigint | undefined;
+}
+
+/** A mint succeeded on-chain: MINTED, supply grown, held units counted. */
+export function completeMint(db: Executor, outcome: MintOutcome): Promise<void> {
+  return repo.addMinted(
+    db,
+    outcome.itemId,
+    outcome.quantity,
+    outcome.toOrganizationWallet ? outcome.quantity : 0n,
+    outcome.tokenId,
+  );
+}
+
+/** A mint failed or was cancelled: the items are mintable again (or MINTED with earlier supply). */
+export function abortMint(db: Executor, itemIds: readonly string[]): Promise<void> {
+  return repo.revertMinting(db, itemIds);
+}
+
+/** A transfer succeeded on-chain: the units left the organization's wallet (unless sent to it). */
+export function completeTransfer(
+  db: Executor,
+  outcome: { itemId: string; quantity: bigint; toOrganizationWallet: boolean },
+): Promise<void> {
+  return outcome.toOrganizationWallet
+    ? Promise.resolve()
+    : repo.changeHeld(db, outcome.itemId, -outcome.quantity);
+}

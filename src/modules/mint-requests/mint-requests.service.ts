@@ -1,0 +1,379 @@
+import { type Address, decodeEventLog, encodeFunctionData, type Hex, parseAbiItem, zeroAddress } from 'viem';
+import {
+  assertMintable,
+  type CapabilityName,
+  capabilityAbi,
+  type TokenType,
+} from '../../chain/capabilities.ts';
+import type { ChainClients } from '../../chain/clients.ts';
+import type { Executor } from '../../db/database.ts';
+import type { ItemRow, TransactionRow, TransactionState } from '../../db/schema.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { PageParams, PageResult } from '../../http/pagination.ts';
+import { iso } from '../../http/schemas.ts';
+import { parseAddress } from '../../lib/address.ts';
+import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
+import { findCollection } from '../collections/collections.service.ts';
+import {
+  abortMint,
+  byCreation,
+  collectionOfSelection,
+  completeMint,
+  type DeployedContract,
+  deployedContractOf,
+  findItems,
+  lockFlowItems,
+  markMinting,
+  parseItemSelection,
+  parseUint256,
+  releaseReservations,
+  requestIdsFor,
+  reserveItems,
+} from '../items/item-flows.service.ts';
+import { findNetwork, networkConfigOf } from '../networks/networks.service.ts';
+import { queueTransaction } from '../transactions/transactions.service.ts';
+import { findOrganizationWallet } from '../wallets/wallets.service.ts';
+import * as repo from './mint-requests.repository.ts';
+import type { MintRequest, TokenRequestBody } from './mint-requests.schemas.ts';
+
+type RequestState = MintRequest['state'];
+
+/**
+ * A request mirrors its transaction (API.md §4): PENDING and SUBMITTED are read from the
+ * transaction, COMPLETED and FAILED are written when it settles (with the items and the
+ * reservation, in one database transaction). A settled transaction whose handler has not run yet
+ * still reads as in flight.
+ */
+export function requestState(state: RequestState, transactionState: TransactionState): RequestState {
+  if (state === 'COMPLETED' || state === 'FAILED') return state;
+  switch (transactionState) {
+    case 'PENDING':
+    case 'QUEUED':
+    case 'CANCELLED':
+      return 'PENDING';
+    case 'SUBMITTED':
+    case 'COMPLETED':
+      return 'SUBMITTED';
+  }
+}
+
+/** The transaction hash, once broadcast (a signed but unsent transaction shows none). */
+export function broadcastHash(transactionState: TransactionState, hash: string | null): string | null {
+  return transactionState === 'SUBMITTED' || transactionState === 'COMPLETED' ? hash : null;
+}
+
+export function toMintRequest(view: repo.MintRequestView): MintRequest {
+  return {
+    id: view.id,
+    item_id: view.item_id,
+    collection_id: view.collection_id,
+    token_id: view.token_id,
+    quantity: view.quantity,
+    state: requestState(view.state, view.transaction_state),
+    to_address: view.to_address,
+    transaction_id: view.transaction_id,
+    tx_hash: broadcastHash(view.transaction_state, view.tx_hash),
+    failure_reason: view.failure_reason,
+    created_at: iso(view.created_at),
+  };
+}
+
+/** to_address: any case, a mixed-case one with a valid EIP-55 checksum (API.md §1). */
+export function checkedAddress(input: string, path: string): Address {
+  const address = parseAddress(input);
+  if (!address)
+    throw new ApiError('VALIDATION_FAILED', `${path.slice(1)} has an invalid EIP-55 checksum`, {
+      fields: [{ path, message: 'invalid EIP-55 checksum' }],
+    });
+  return address;
+}
+
+/** quantity: default 1, at least 1, at most 2^256-1; ERC-721 tokens are unique (only 1). */
+export function checkedQuantity(input: string | null | undefined, tokenType: TokenType): bigint {
+  const quantity = input == null ? 1n : parseUint256(input, '/quantity');
+  if (quantity === 0n)
+    throw new ApiError('VALIDATION_FAILED', 'quantity must be at least 1', {
+      fields: [{ path: '/quantity', message: 'must be at least 1' }],
+    });
+  if (tokenType === 'ERC721' && quantity !== 1n)
+    throw new ApiError('VALIDATION_FAILED', 'an ERC721 token is unique: quantity must be 1', {
+      fields: [{ path: '/quantity', message: 'must be 1 for ERC721' }],
+    });
+  return quantity;
+}
+
+/** How the service mints on a contract, from its capabilities (SERVICE-SPEC capability rule 2). */
+type MintMethod =
+  /** ERC-721 mintBatch(address[] to, uint256[] ids): one transaction. */
+  | 'ERC721_BATCH'
+  /** ERC-721 mintBatchNoId(to, count): the contract picks the ids (EXTERNAL strategy). */
+  | 'ERC721_NO_ID'
+  /** ERC-721 mint(to, id): one transaction per item. */
+  | 'ERC721_SINGLE'
+  /** ERC-721 mintWithURI(to, id, uri): one transaction per item. */
+  | 'ERC721_SINGLE_URI'
+  /** ERC-1155 mintBatch(to, ids, amounts): one transaction (rule 2 makes it the only way). */
+  | 'ERC1155_BATCH';
+
+function mintMethodOf(contract: DeployedContract, externalIds: boolean): MintMethod {
+  assertMintable(contract.capabilities, contract.tokenType);
+  const has = (c: CapabilityName) => contract.capabilities.includes(c);
+  // assertMintable: an ERC-1155 contract has ADMIN_MINT_MULTIPLE.
+  if (contract.tokenType === 'ERC1155') return 'ERC1155_BATCH';
+  if (externalIds) {
+    if (has('ADMIN_MINT_MULTIPLE_NO_ID')) return 'ERC721_NO_ID';
+    throw new ApiError(
+      'MISSING_MINT_CAPABILITY',
+      'token ids assigned by the contract (EXTERNAL) need the ADMIN_MINT_MULTIPLE_NO_ID capability',
+    );
+  }
+  if (has('ADMIN_MINT_BATCH')) return 'ERC721_BATCH';
+  if (has('ADMIN_MINT_SINGLE')) return 'ERC721_SINGLE';
+  if (has('ADMIN_MINT_SINGLE_URI')) return 'ERC721_SINGLE_URI';
+  // MINT_VOUCHER (buyers mint) or ADMIN_MINT_MULTIPLE_NO_ID (the contract picks the ids) only.
+  throw new ApiError(
+    'MISSING_MINT_CAPABILITY',
+    'the service mints given ERC721 token ids with ADMIN_MINT_BATCH, ADMIN_MINT_SINGLE or ADMIN_MINT_SINGLE_URI',
+  );
+}
+
+function call(capability: CapabilityName, tokenType: TokenType, functionName: string, args: unknown[]): Hex {
+  const abi = capabilityAbi(capability, tokenType);
+  if (!abi) throw new Error(`capability ${capability} has no ${tokenType} form`);
+  return encodeFunctionData({ abi, functionName, args } as Parameters<typeof encodeFunctionData>[0]);
+}
+
+/** The calldata of each transaction and the items it mints. */
+function mintCalls(
+  method: MintMethod,
+  items: readonly ItemRow[],
+  to: Address,
+  quantity: bigint,
+  metadataUrl: (tokenId: bigint) => string,
+): { data: Hex; items: readonly ItemRow[] }[] {
+  const id = (item: ItemRow) => BigInt(item.token_id!);
+  switch (method) {
+    case 'ERC721_BATCH':
+      return [
+        {
+          data: call('ADMIN_MINT_BATCH', 'ERC721', 'mintBatch', [items.map(() => to), items.map(id)]),
+          items,
+        },
+      ];
+    case 'ERC721_NO_ID':
+      return [
+        {
+          data: call('ADMIN_MINT_MULTIPLE_NO_ID', 'ERC721', 'mintBatchNoId', [to, BigInt(items.length)]),
+          items,
+        },
+      ];
+    case 'ERC1155_BATCH':
+      return [
+        {
+          data: call('ADMIN_MINT_MULTIPLE', 'ERC1155', 'mintBatch', [
+            to,
+            items.map(id),
+            items.map(() => quantity),
+          ]),
+          items,
+        },
+      ];
+    case 'ERC721_SINGLE':
+      return items.map((item) => ({
+        data: call('ADMIN_MINT_SINGLE', 'ERC721', 'mint', [to, id(item)]),
+        items: [item],
+      }));
+    case 'ERC721_SINGLE_URI':
+      return items.map((item) => ({
+        data: call('ADMIN_MINT_SINGLE_URI', 'ERC721', 'mintWithURI', [to, id(item), metadataUrl(id(item))]),
+        items: [item],
+      }));
+  }
+}
+
+export interface MintOptions {
+  /** PUBLIC_BASE_URL: token URIs given to mintWithURI point at the service's metadata. */
+  publicBaseUrl: string;
+}
+
+/**
+ * Request mint (SERVICE-SPEC Group D), all or nothing in the caller's transaction: the items are
+ * locked and checked, reserved (MINT, one reservation per item held by its request record) and
+ * set MINTING; the transactions are queued (one for the request when the contract mints in
+ * batches, else one per item); one record per item is written. With collection_id (alone or with
+ * token_ranges) and no qualifying item, nothing is queued and the list is empty.
+ */
+export async function createMintRequests(
+  db: Executor,
+  principal: Principal,
+  body: TokenRequestBody,
+  options: MintOptions,
+): Promise<MintRequest[]> {
+  const to = checkedAddress(body.to_address, '/to_address');
+  const selection = parseItemSelection(body);
+  const collection = await collectionOfSelection(db, principal, selection);
+  const contract = deployedContractOf(collection);
+  const method = mintMethodOf(contract, collection.token_id_assignment_strategy === 'EXTERNAL');
+  const quantity = checkedQuantity(body.quantity, contract.tokenType);
+
+  const items = await lockFlowItems(db, { collection, flow: 'MINT', selection, quantity });
+  if (items.length === 0) return [];
+  const wallet = await findOrganizationWallet(db, collection.organization_id);
+  if (!wallet) throw new ApiError('INVALID_STATE', 'the organization has no wallet');
+
+  const requestIds = requestIdsFor(items);
+  await reserveItems(
+    db,
+    items,
+    'MINT',
+    items.map((item) => requestIds.get(item.id)!),
+    quantity,
+  );
+  await markMinting(
+    db,
+    items.map((item) => item.id),
+  );
+  const metadataUrl = (tokenId: bigint) =>
+    `${options.publicBaseUrl}/v1/metadata/${collection.id}/${tokenId.toString()}`;
+  const records: repo.NewMintRequest[] = [];
+  for (const batch of mintCalls(method, items, to, quantity, metadataUrl)) {
+    const transaction = await queueTransaction(db, {
+      networkId: contract.networkId,
+      wallet,
+      type: 'MINT',
+      to: contract.address,
+      data: batch.data,
+    });
+    for (const item of batch.items) {
+      records.push({
+        id: requestIds.get(item.id)!,
+        organization_id: collection.organization_id,
+        collection_id: collection.id,
+        item_id: item.id,
+        quantity,
+        to_address: to,
+        transaction_id: transaction.id,
+      });
+    }
+  }
+  await repo.insertMintRequests(db, records);
+  const views = new Map((await repo.findMintRequests(db, [...requestIds.values()])).map((v) => [v.id, v]));
+  return items.map((item) => toMintRequest(views.get(requestIds.get(item.id)!)!));
+}
+
+export async function getMintRequest(db: Executor, principal: Principal, id: string): Promise<MintRequest> {
+  const view = await repo.findMintRequest(db, id);
+  if (!view) throw new ApiError('NOT_FOUND', 'mint request not found');
+  assertOrganizationAccess(principal, view.organization_id, 'mint request');
+  return toMintRequest(view);
+}
+
+export interface TokenRequestFilters {
+  item_id?: string | undefined;
+  collection_id?: string | undefined;
+  to_address?: string | undefined;
+}
+
+export async function listMintRequests(
+  db: Executor,
+  principal: Principal,
+  page: PageParams,
+  filters: TokenRequestFilters,
+): Promise<PageResult<MintRequest>> {
+  const result = await repo.listMintRequests(db, page, {
+    organizationId: isPlatformAdmin(principal) ? undefined : principal.organizationId,
+    itemId: filters.item_id,
+    collectionId: filters.collection_id,
+    toAddress:
+      filters.to_address === undefined ? undefined : checkedAddress(filters.to_address, '/to_address'),
+  });
+  return { ...result, results: result.results.map(toMintRequest) };
+}
+
+const TRANSFER_EVENT = parseAbiItem(
+  'event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)',
+);
+
+/** The ids an ERC-721 contract minted in a transaction: its Transfer events from the zero address. */
+async function mintedTokenIds(
+  db: Executor,
+  chainClients: ChainClients,
+  transaction: TransactionRow,
+  contractAddress: string,
+): Promise<bigint[]> {
+  const network = await findNetwork(db, transaction.network_id);
+  if (!network || !transaction.tx_hash) throw new Error(`transaction ${transaction.id} cannot be read back`);
+  const client = chainClients.forNetwork({ id: network.id, url: networkConfigOf(network).url });
+  // Thrown errors retry the settlement job: the node may lag behind the relayer's.
+  const receipt = await client.receipt(transaction.tx_hash as Hex);
+  if (!receipt) throw new Error(`no receipt for ${transaction.tx_hash} yet`);
+  const ids: bigint[] = [];
+  for (const log of receipt.logs) {
+    if (log.address.toLowerCase() !== contractAddress.toLowerCase() || log.topics.length !== 4) continue;
+    try {
+      const event = decodeEventLog({
+        abi: [TRANSFER_EVENT],
+        data: log.data,
+        topics: log.topics as [Hex, ...Hex[]],
+      });
+      if (event.args.from === zeroAddress) ids.push(event.args.tokenId);
+    } catch {
+      // Another event of the contract.
+    }
+  }
+  return ids;
+}
+
+/**
+ * Settlement of a MINT transaction (idempotent: only requests not yet COMPLETED or FAILED move).
+ * Success: requests COMPLETED, items MINTED with their supply, ids the contract chose (EXTERNAL)
+ * given to the items in creation order, reservations released. Revert or cancellation: requests
+ * FAILED with the reason, items back to NOT_MINTED (MINTED if they had supply), reservations
+ * released, so the items can be minted again.
+ */
+export async function settleMintTransaction(
+  db: Executor,
+  chainClients: ChainClients,
+  transaction: TransactionRow,
+): Promise<void> {
+  const requests = await repo.lockOpenMintRequests(db, transaction.id);
+  if (requests.length === 0) return;
+  const ids = requests.map((r) => r.id);
+  const items = new Map(
+    (
+      await findItems(
+        db,
+        requests.map((r) => r.item_id),
+      )
+    ).map((i) => [i.id, i]),
+  );
+  const succeeded = transaction.state === 'COMPLETED' && transaction.on_chain_status === 'SUCCESS';
+  if (!succeeded) {
+    const reason =
+      transaction.failure_reason ?? (transaction.state === 'CANCELLED' ? 'cancelled' : 'reverted on chain');
+    await repo.settleMintRequests(db, ids, { state: 'FAILED', reason });
+    await abortMint(db, [...items.keys()]);
+    await releaseReservations(db, ids);
+    return;
+  }
+  const ordered = byCreation([...items.values()]);
+  let chosenIds: bigint[] = [];
+  if (ordered.some((item) => item.token_id === null)) {
+    const collection = await findCollection(db, requests[0]!.collection_id);
+    if (collection?.contract_address) {
+      chosenIds = await mintedTokenIds(db, chainClients, transaction, collection.contract_address);
+    }
+  }
+  const wallet = transaction.from_address.toLowerCase();
+  for (const item of ordered) {
+    const request = requests.find((r) => r.item_id === item.id)!;
+    await completeMint(db, {
+      itemId: item.id,
+      quantity: BigInt(request.quantity),
+      toOrganizationWallet: request.to_address.toLowerCase() === wallet,
+      tokenId: item.token_id === null ? chosenIds.shift() : undefined,
+    });
+  }
+  await repo.settleMintRequests(db, ids, { state: 'COMPLETED' });
+  await releaseReservations(db, ids);
+}
