@@ -1,28 +1,18 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Abi, Address } from 'viem';
 import { type FlowTest, setupFlowTest } from '../../../../test/chain/flow.ts';
 import { insertCollection } from '../../../../test/factories.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
+import { freePort } from '../../../lib/net.ts';
 import { contractMetadataUri, tokenMetadataBaseUri } from '../metadata.service.ts';
 
 const ZERO = '0x0000000000000000000000000000000000000000';
 
-/**
- * A port free at the time of asking. PUBLIC_BASE_URL is part of the config the app is built
- * with, and the URIs baked into the contracts must name the address the app then listens on, so
- * the port is chosen before the app exists (another process taking it in between would make
- * listen fail loudly, never pass wrongly).
- */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+// PUBLIC_BASE_URL is part of the config the app is built with, and the URIs baked into the
+// contracts must name the address the app then listens on, so the port is chosen (freePort)
+// before the app exists: another process taking it in between makes listen fail loudly.
 
 /**
  * What a marketplace indexer does: read tokenURI / uri / contractURI from the contract on chain,
