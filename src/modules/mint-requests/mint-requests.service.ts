@@ -7,7 +7,7 @@ import {
 } from '../../chain/capabilities.ts';
 import type { ChainClients } from '../../chain/clients.ts';
 import type { Executor } from '../../db/database.ts';
-import type { ItemRow, TransactionRow, TransactionState } from '../../db/schema.ts';
+import type { CollectionRow, ItemRow, TransactionRow, TransactionState, WalletRow } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
@@ -33,8 +33,20 @@ import {
 import { findNetwork, networkConfigOf } from '../networks/networks.service.ts';
 import { queueTransaction } from '../transactions/transactions.service.ts';
 import { findOrganizationWallet } from '../wallets/wallets.service.ts';
-import * as repo from './mint-requests.repository.ts';
 import type { MintRequest, TokenRequestBody } from './mint-requests.schemas.ts';
+import * as repo from './token-requests.repository.ts';
+
+/**
+ * Mint and transfer requests share one store (token-requests.repository.ts, the table named by
+ * the caller); the transfer-requests module reaches it through this service.
+ */
+export {
+  findRequest,
+  listRequests,
+  lockOpenRequests,
+  settleRequests,
+  type TokenRequestView,
+} from './token-requests.repository.ts';
 
 type RequestState = MintRequest['state'];
 
@@ -62,7 +74,7 @@ export function broadcastHash(transactionState: TransactionState, hash: string |
   return transactionState === 'SUBMITTED' || transactionState === 'COMPLETED' ? hash : null;
 }
 
-export function toMintRequest(view: repo.MintRequestView): MintRequest {
+export function toMintRequest(view: repo.TokenRequestView): MintRequest {
   return {
     id: view.id,
     item_id: view.item_id,
@@ -235,34 +247,75 @@ export async function createMintRequests(
   );
   const metadataUrl = (tokenId: bigint) =>
     `${options.publicBaseUrl}/v1/metadata/${collection.id}/${tokenId.toString()}`;
-  const records: repo.NewMintRequest[] = [];
-  for (const batch of mintCalls(method, items, to, quantity, metadataUrl)) {
+  const views = await queueTokenRequests(db, {
+    table: 'mint_requests',
+    type: 'MINT',
+    collection,
+    contract,
+    wallet,
+    calls: mintCalls(method, items, to, quantity, metadataUrl),
+    requestIds,
+    quantity,
+    to,
+  });
+  return views.map(toMintRequest);
+}
+
+/**
+ * Queues one transaction per call and writes one request record per item it carries (ids from
+ * `requestIds`, reserved by the caller); the records are returned in the calls' item order.
+ */
+export async function queueTokenRequests(
+  db: Executor,
+  request: {
+    table: repo.TokenRequestTable;
+    type: 'MINT' | 'TRANSFER';
+    collection: CollectionRow;
+    contract: DeployedContract;
+    wallet: WalletRow;
+    calls: readonly { data: Hex; items: readonly ItemRow[] }[];
+    requestIds: ReadonlyMap<string, string>;
+    quantity: bigint;
+    to: Address;
+  },
+): Promise<repo.TokenRequestView[]> {
+  const { collection, requestIds } = request;
+  const records: repo.NewTokenRequest[] = [];
+  for (const call of request.calls) {
     const transaction = await queueTransaction(db, {
-      networkId: contract.networkId,
-      wallet,
-      type: 'MINT',
-      to: contract.address,
-      data: batch.data,
+      networkId: request.contract.networkId,
+      wallet: request.wallet,
+      type: request.type,
+      to: request.contract.address,
+      data: call.data,
     });
-    for (const item of batch.items) {
+    for (const item of call.items) {
       records.push({
         id: requestIds.get(item.id)!,
         organization_id: collection.organization_id,
         collection_id: collection.id,
         item_id: item.id,
-        quantity,
-        to_address: to,
+        quantity: request.quantity,
+        to_address: request.to,
         transaction_id: transaction.id,
       });
     }
   }
-  await repo.insertMintRequests(db, records);
-  const views = new Map((await repo.findMintRequests(db, [...requestIds.values()])).map((v) => [v.id, v]));
-  return items.map((item) => toMintRequest(views.get(requestIds.get(item.id)!)!));
+  await repo.insertRequests(db, request.table, records);
+  const views = new Map(
+    (
+      await repo.findRequests(
+        db,
+        request.table,
+        records.map((r) => r.id),
+      )
+    ).map((v) => [v.id, v]),
+  );
+  return records.map((r) => views.get(r.id)!);
 }
 
 export async function getMintRequest(db: Executor, principal: Principal, id: string): Promise<MintRequest> {
-  const view = await repo.findMintRequest(db, id);
+  const view = await repo.findRequest(db, 'mint_requests', id);
   if (!view) throw new ApiError('NOT_FOUND', 'mint request not found');
   assertOrganizationAccess(principal, view.organization_id, 'mint request');
   return toMintRequest(view);
@@ -280,7 +333,7 @@ export async function listMintRequests(
   page: PageParams,
   filters: TokenRequestFilters,
 ): Promise<PageResult<MintRequest>> {
-  const result = await repo.listMintRequests(db, page, {
+  const result = await repo.listRequests(db, 'mint_requests', page, {
     organizationId: isPlatformAdmin(principal) ? undefined : principal.organizationId,
     itemId: filters.item_id,
     collectionId: filters.collection_id,
@@ -336,7 +389,7 @@ export async function settleMintTransaction(
   chainClients: ChainClients,
   transaction: TransactionRow,
 ): Promise<void> {
-  const requests = await repo.lockOpenMintRequests(db, transaction.id);
+  const requests = await repo.lockOpenRequests(db, 'mint_requests', transaction.id);
   if (requests.length === 0) return;
   const ids = requests.map((r) => r.id);
   const items = new Map(
@@ -351,7 +404,7 @@ export async function settleMintTransaction(
   if (!succeeded) {
     const reason =
       transaction.failure_reason ?? (transaction.state === 'CANCELLED' ? 'cancelled' : 'reverted on chain');
-    await repo.settleMintRequests(db, ids, { state: 'FAILED', reason });
+    await repo.settleRequests(db, 'mint_requests', ids, { state: 'FAILED', reason });
     await abortMint(db, [...items.keys()]);
     await releaseReservations(db, ids);
     return;
@@ -374,6 +427,6 @@ export async function settleMintTransaction(
       tokenId: item.token_id === null ? chosenIds.shift() : undefined,
     });
   }
-  await repo.settleMintRequests(db, ids, { state: 'COMPLETED' });
+  await repo.settleRequests(db, 'mint_requests', ids, { state: 'COMPLETED' });
   await releaseReservations(db, ids);
 }

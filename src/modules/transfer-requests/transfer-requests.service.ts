@@ -16,19 +16,19 @@ import {
   requestIdsFor,
   reserveItems,
 } from '../items/item-flows.service.ts';
+import * as repo from '../mint-requests/mint-requests.service.ts';
 import {
   broadcastHash,
   checkedAddress,
   checkedQuantity,
+  queueTokenRequests,
   requestState,
   type TokenRequestFilters,
 } from '../mint-requests/mint-requests.service.ts';
-import { queueTransaction } from '../transactions/transactions.service.ts';
 import { findOrganizationWallet } from '../wallets/wallets.service.ts';
-import * as repo from './transfer-requests.repository.ts';
 import type { TokenRequestBody, TransferRequest } from './transfer-requests.schemas.ts';
 
-export function toTransferRequest(view: repo.TransferRequestView): TransferRequest {
+export function toTransferRequest(view: repo.TokenRequestView): TransferRequest {
   return {
     id: view.id,
     item_id: view.item_id,
@@ -118,32 +118,18 @@ export async function createTransferRequests(
     items.map((item) => requestIds.get(item.id)!),
     quantity,
   );
-  const records: repo.NewTransferRequest[] = [];
-  for (const batch of transferCalls(contract.tokenType, items, wallet.address as Address, to, quantity)) {
-    const transaction = await queueTransaction(db, {
-      networkId: contract.networkId,
-      wallet,
-      type: 'TRANSFER',
-      to: contract.address,
-      data: batch.data,
-    });
-    for (const item of batch.items) {
-      records.push({
-        id: requestIds.get(item.id)!,
-        organization_id: collection.organization_id,
-        collection_id: collection.id,
-        item_id: item.id,
-        quantity,
-        to_address: to,
-        transaction_id: transaction.id,
-      });
-    }
-  }
-  await repo.insertTransferRequests(db, records);
-  const views = new Map(
-    (await repo.findTransferRequests(db, [...requestIds.values()])).map((v) => [v.id, v]),
-  );
-  return items.map((item) => toTransferRequest(views.get(requestIds.get(item.id)!)!));
+  const views = await queueTokenRequests(db, {
+    table: 'transfer_requests',
+    type: 'TRANSFER',
+    collection,
+    contract,
+    wallet,
+    calls: transferCalls(contract.tokenType, items, wallet.address as Address, to, quantity),
+    requestIds,
+    quantity,
+    to,
+  });
+  return views.map(toTransferRequest);
 }
 
 export async function getTransferRequest(
@@ -151,7 +137,7 @@ export async function getTransferRequest(
   principal: Principal,
   id: string,
 ): Promise<TransferRequest> {
-  const view = await repo.findTransferRequest(db, id);
+  const view = await repo.findRequest(db, 'transfer_requests', id);
   if (!view) throw new ApiError('NOT_FOUND', 'transfer request not found');
   assertOrganizationAccess(principal, view.organization_id, 'transfer request');
   return toTransferRequest(view);
@@ -163,7 +149,7 @@ export async function listTransferRequests(
   page: PageParams,
   filters: TokenRequestFilters,
 ): Promise<PageResult<TransferRequest>> {
-  const result = await repo.listTransferRequests(db, page, {
+  const result = await repo.listRequests(db, 'transfer_requests', page, {
     organizationId: isPlatformAdmin(principal) ? undefined : principal.organizationId,
     itemId: filters.item_id,
     collectionId: filters.collection_id,
@@ -179,7 +165,7 @@ export async function listTransferRequests(
  * cancellation: requests FAILED with the reason. Either way the reservations are released.
  */
 export async function settleTransferTransaction(db: Executor, transaction: TransactionRow): Promise<void> {
-  const requests = await repo.lockOpenTransferRequests(db, transaction.id);
+  const requests = await repo.lockOpenRequests(db, 'transfer_requests', transaction.id);
   if (requests.length === 0) return;
   const ids = requests.map((r) => r.id);
   if (transaction.state === 'COMPLETED' && transaction.on_chain_status === 'SUCCESS') {
@@ -191,11 +177,11 @@ export async function settleTransferTransaction(db: Executor, transaction: Trans
         toOrganizationWallet: request.to_address.toLowerCase() === wallet,
       });
     }
-    await repo.settleTransferRequests(db, ids, { state: 'COMPLETED' });
+    await repo.settleRequests(db, 'transfer_requests', ids, { state: 'COMPLETED' });
   } else {
     const reason =
       transaction.failure_reason ?? (transaction.state === 'CANCELLED' ? 'cancelled' : 'reverted on chain');
-    await repo.settleTransferRequests(db, ids, { state: 'FAILED', reason });
+    await repo.settleRequests(db, 'transfer_requests', ids, { state: 'FAILED', reason });
   }
   await releaseReservations(db, ids);
 }
