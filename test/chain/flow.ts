@@ -1,8 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { TransactionRow, WalletRow } from '../../src/db/schema.ts';
+import { type Abi, type Address, zeroAddress } from 'viem';
+import { platformContracts } from '../../src/chain/artifacts.ts';
+import { type CapabilityName, capabilitiesOf } from '../../src/chain/capabilities.ts';
+import type {
+  CollectionRow,
+  TokenIdAssignmentStrategy,
+  TransactionRow,
+  WalletRow,
+} from '../../src/db/schema.ts';
 import { findOrganizationWallet } from '../../src/modules/wallets/wallets.service.ts';
 import { defaultFromAddress } from '../../src/service.ts';
 import { buildWorker, type Worker } from '../../src/worker.ts';
+import { insertCollection } from '../factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../harness.ts';
 import { CHAIN_ID, networkConfig } from '../relayer/harness.ts';
 import { startTestChain, type TestChain } from './anvil.ts';
@@ -23,6 +32,20 @@ export interface FlowTest {
   member: Actor;
   /** Polls until every transaction is COMPLETED or CANCELLED, and returns them in order. */
   settled(ids: string[], timeoutMs?: number): Promise<TransactionRow[]>;
+  /**
+   * A platform ERC-721 or ERC-1155 contract deployed from a dev account with `admin` (default the
+   * organization's wallet, so the relayer can mint) and registered as a deployed collection.
+   */
+  deployCollection(
+    kind: 'ERC721' | 'ERC1155',
+    options?: {
+      admin?: Address;
+      strategy?: TokenIdAssignmentStrategy;
+      /** Registered instead of the ABI's (e.g. a batch mint left out). */
+      capabilities?: CapabilityName[];
+      baseUri?: string;
+    },
+  ): Promise<{ address: Address; collection: CollectionRow }>;
   /** Polls `probe` until it returns a value other than undefined. */
   until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
@@ -63,7 +86,37 @@ export async function setupFlowTest(configOverrides: Record<string, string> = {}
       }
     };
     const running = worker;
+    const deployCollection: FlowTest['deployCollection'] = async (kind, options = {}) => {
+      const artifact =
+        kind === 'ERC721' ? platformContracts.FlexibleERC721 : platformContracts.FlexibleERC1155;
+      // Every platform variant has the same constructor (src/chain/artifacts.ts).
+      const args = [
+        'Test',
+        'TST',
+        options.baseUri ?? 'https://meta.test/',
+        '',
+        options.admin ?? (wallet.address as Address),
+        0n,
+        zeroAddress,
+        0n,
+      ] as const;
+      const address = await chain.deploy(
+        chain.wallet(0),
+        artifact as typeof platformContracts.FlexibleERC721,
+        args,
+      );
+      const collection = await insertCollection(env.database.db, {
+        organizationId: organization.id,
+        contractAddress: address,
+        abi: [...artifact.abi],
+        capabilities: options.capabilities ?? capabilitiesOf(artifact.abi as Abi),
+        tokenType: kind,
+        strategy: options.strategy ?? 'AUTOMATIC',
+      });
+      return { address, collection };
+    };
     return {
+      deployCollection,
       env,
       chain,
       networkId: CHAIN_ID,

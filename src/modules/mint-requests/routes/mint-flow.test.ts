@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Address, getAddress, zeroAddress } from 'viem';
+import { type Address, getAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { type FlowTest, setupFlowTest } from '../../../../test/chain/flow.ts';
-import { insertCollection } from '../../../../test/factories.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
-import { type CapabilityName, capabilitiesOf } from '../../../chain/capabilities.ts';
-import type { CollectionRow, TokenIdAssignmentStrategy } from '../../../db/schema.ts';
+import type { CollectionRow } from '../../../db/schema.ts';
 import { findItemRow, insertItems, untilSettled } from '../mint-requests.test-support.ts';
 
 const erc721 = platformContracts.FlexibleERC721;
@@ -35,37 +33,7 @@ describe('mint requests on a real chain', () => {
   const db = () => flow.env.database.db;
   const deployer = () => flow.chain.wallet(0);
 
-  /** A platform contract whose admin (minter) is `admin`, registered as a collection. */
-  const deployed = async (
-    kind: 'ERC721' | 'ERC1155',
-    options: { admin?: Address; strategy?: TokenIdAssignmentStrategy; capabilities?: CapabilityName[] } = {},
-  ) => {
-    const artifact = kind === 'ERC721' ? erc721 : erc1155;
-    // Every platform variant has the same constructor (src/chain/artifacts.ts).
-    const args = [
-      'Test',
-      'TST',
-      'https://meta.test/',
-      '',
-      options.admin ?? orgWallet,
-      0n,
-      zeroAddress,
-      0n,
-    ] as const;
-    const address =
-      kind === 'ERC721'
-        ? await flow.chain.deploy(deployer(), erc721, args)
-        : await flow.chain.deploy(deployer(), erc1155, args);
-    const collection = await insertCollection(db(), {
-      organizationId: flow.organizationId,
-      contractAddress: address,
-      abi: [...artifact.abi],
-      capabilities: options.capabilities ?? capabilitiesOf(artifact.abi),
-      tokenType: kind,
-      strategy: options.strategy ?? 'AUTOMATIC',
-    });
-    return { address, collection };
-  };
+  const deployed: FlowTest['deployCollection'] = (kind, options) => flow.deployCollection(kind, options);
   const items = (
     collection: CollectionRow,
     count: number,

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Address, getAddress, zeroAddress } from 'viem';
+import { type Address, getAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { type FlowTest, setupFlowTest } from '../../../../test/chain/flow.ts';
-import { insertCollection } from '../../../../test/factories.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
-import { capabilitiesOf } from '../../../chain/capabilities.ts';
 import type { CollectionRow } from '../../../db/schema.ts';
 import { findItemRow, insertItems, untilSettled } from '../../mint-requests/mint-requests.test-support.ts';
 
@@ -32,22 +30,8 @@ describe('transfer requests on a real chain', () => {
 
   const db = () => flow.env.database.db;
   const deployer = () => flow.chain.wallet(0);
-  const deployed = async (kind: 'ERC721' | 'ERC1155', admin: Address = orgWallet) => {
-    const args = ['Test', 'TST', 'https://meta.test/', '', admin, 0n, zeroAddress, 0n] as const;
-    const address =
-      kind === 'ERC721'
-        ? await flow.chain.deploy(deployer(), erc721, args)
-        : await flow.chain.deploy(deployer(), erc1155, args);
-    const artifact = kind === 'ERC721' ? erc721 : erc1155;
-    const collection = await insertCollection(db(), {
-      organizationId: flow.organizationId,
-      contractAddress: address,
-      abi: [...artifact.abi],
-      capabilities: capabilitiesOf(artifact.abi),
-      tokenType: kind,
-    });
-    return { address, collection };
-  };
+  const deployed = (kind: 'ERC721' | 'ERC1155', admin?: Address) =>
+    flow.deployCollection(kind, admin ? { admin } : {});
   const items = (collection: CollectionRow, count: number, maxSupply = 1n) =>
     insertItems(db(), count, {
       collectionId: collection.id,
