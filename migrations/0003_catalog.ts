@@ -46,6 +46,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       owner_address text,
       -- AUTOMATIC token ids are taken from here under the row lock: unique and increasing.
       next_token_id numeric(78, 0) NOT NULL DEFAULT 1,
+      -- Kept by the items triggers below: a list's total_results without counting a million rows.
+      item_count bigint NOT NULL DEFAULT 0 CHECK (item_count >= 0),
+      locked_item_count bigint NOT NULL DEFAULT 0 CHECK (locked_item_count >= 0),
       created_at timestamptz(3) NOT NULL DEFAULT now(),
       updated_at timestamptz(3) NOT NULL DEFAULT now(),
       UNIQUE (organization_id, name),
@@ -93,6 +96,60 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE INDEX items_attributes_idx ON items USING gin (attributes jsonb_path_ops);
     -- In creation order: an item type's schema edit re-validates its items in keyset batches.
     CREATE INDEX items_item_type_idx ON items (item_type_id, created_at, id) WHERE item_type_id IS NOT NULL;
+
+    -- collections.item_count and locked_item_count follow every statement on items, whatever
+    -- path wrote it. One update per collection, in id order so concurrent statements touching
+    -- several collections cannot deadlock.
+    CREATE FUNCTION items_apply_counts(deltas jsonb) RETURNS void LANGUAGE plpgsql AS $fn$
+    DECLARE d record;
+    BEGIN
+      FOR d IN
+        SELECT (e->>'collection_id')::uuid AS collection_id, (e->>'items')::bigint AS items, (e->>'locked')::bigint AS locked
+        FROM jsonb_array_elements(deltas) e
+        ORDER BY 1
+      LOOP
+        UPDATE collections
+          SET item_count = item_count + d.items, locked_item_count = locked_item_count + d.locked
+          WHERE id = d.collection_id;
+      END LOOP;
+    END
+    $fn$;
+
+    CREATE FUNCTION items_count_insert() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    BEGIN
+      PERFORM items_apply_counts(coalesce(jsonb_agg(jsonb_build_object('collection_id', collection_id, 'items', n, 'locked', l)), '[]'))
+      FROM (SELECT collection_id, count(*) AS n, count(*) FILTER (WHERE locked) AS l FROM new_rows GROUP BY collection_id) g;
+      RETURN NULL;
+    END
+    $fn$;
+    CREATE FUNCTION items_count_delete() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    BEGIN
+      PERFORM items_apply_counts(coalesce(jsonb_agg(jsonb_build_object('collection_id', collection_id, 'items', -n, 'locked', -l)), '[]'))
+      FROM (SELECT collection_id, count(*) AS n, count(*) FILTER (WHERE locked) AS l FROM old_rows GROUP BY collection_id) g;
+      RETURN NULL;
+    END
+    $fn$;
+    CREATE FUNCTION items_count_update() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    BEGIN
+      PERFORM items_apply_counts(coalesce(jsonb_agg(jsonb_build_object('collection_id', collection_id, 'items', n, 'locked', l)), '[]'))
+      FROM (
+        SELECT collection_id, sum(n) AS n, sum(l) AS l FROM (
+          SELECT collection_id, -1 AS n, CASE WHEN locked THEN -1 ELSE 0 END AS l FROM old_rows
+          UNION ALL
+          SELECT collection_id, 1, CASE WHEN locked THEN 1 ELSE 0 END FROM new_rows
+        ) changes
+        GROUP BY collection_id
+        HAVING sum(n) <> 0 OR sum(l) <> 0
+      ) g;
+      RETURN NULL;
+    END
+    $fn$;
+    CREATE TRIGGER items_count_insert AFTER INSERT ON items
+      REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION items_count_insert();
+    CREATE TRIGGER items_count_delete AFTER DELETE ON items
+      REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION items_count_delete();
+    CREATE TRIGGER items_count_update AFTER UPDATE ON items
+      REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION items_count_update();
 
     -- What keeps an item in one flow at a time (mint, transfer, listing, email claim): at most one
     -- active reservation per item, enforced by the unique index.

@@ -313,6 +313,9 @@ export interface CollectionsTable {
   max_supply: NullableUint256Column;
   owner_address: string | null;
   next_token_id: ColumnType<string, string | bigint | undefined, string | bigint>;
+  /** Kept by triggers on items (migrations/0003_catalog.ts); never written by the service. */
+  item_count: Generated<string>;
+  locked_item_count: Generated<string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -57,6 +57,8 @@ export interface PaginateOptions<O> {
   idColumn: string;
   idKind: 'uuid' | 'integer';
   idValue: (row: O) => string | number;
+  /** total_results when it is known without counting the rows (a maintained counter). */
+  total?: () => Promise<number>;
 }
 
 interface CursorPayload {
@@ -101,12 +103,16 @@ export async function paginate<DB, TB extends keyof DB, O>(
     .orderBy(sql`${idRef} ${order}`)
     .limit(options.page.limit + 1)
     .execute();
-  const countPromise = query
-    .clearSelect()
-    .clearOrderBy()
-    .select(sql<string>`count(*)`.as('total'))
-    .executeTakeFirstOrThrow() as Promise<{ total: string }>;
-  const [rows, count] = await Promise.all([rowsPromise, countPromise]);
+  const countPromise = options.total
+    ? options.total()
+    : (
+        query
+          .clearSelect()
+          .clearOrderBy()
+          .select(sql<string>`count(*)`.as('total'))
+          .executeTakeFirstOrThrow() as Promise<{ total: string }>
+      ).then((row) => Number(row.total));
+  const [rows, total] = await Promise.all([rowsPromise, countPromise]);
 
   const hasMore = rows.length > options.page.limit;
   const results = hasMore ? rows.slice(0, options.page.limit) : rows;
@@ -120,7 +126,7 @@ export async function paginate<DB, TB extends keyof DB, O>(
       f: fingerprint,
     });
   }
-  return { results, cursor, has_more: hasMore, total_results: Number(count.total) };
+  return { results, cursor, has_more: hasMore, total_results: total };
 }
 
 /** A short digest of everything that shaped a list, carried in its cursors. */

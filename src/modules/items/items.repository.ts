@@ -145,7 +145,29 @@ export function listItems(
     idColumn: 'items.id',
     idKind: 'uuid',
     idValue: (r) => r.id,
+    // With no filter but `locked`, the collection's counters (kept by triggers) are the total.
+    ...(filters.token_id === undefined &&
+      (filters.attributes ?? []).length === 0 && {
+        total: () => countedItems(db, filters.collection_id, filters.locked),
+      }),
   });
+}
+
+async function countedItems(
+  db: Executor,
+  collectionId: string,
+  locked: boolean | undefined,
+): Promise<number> {
+  const row = await db
+    .selectFrom('collections')
+    .select(['item_count', 'locked_item_count'])
+    .where('id', '=', collectionId)
+    .executeTakeFirst();
+  if (!row) return 0;
+  const all = Number(row.item_count);
+  const lockedCount = Number(row.locked_item_count);
+  if (locked === undefined) return all;
+  return locked ? lockedCount : all - lockedCount;
 }
 
 export interface ItemStatusRow {
