@@ -143,6 +143,14 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     reply.header('x-request-id', request.id);
     await authorize(ctx, request);
   });
+  // PostgreSQL text and jsonb cannot hold U+0000: refused up front, never a 500 from the database.
+  app.addHook('preValidation', async (request) => {
+    const at = nulCharacterPath(request.query, '');
+    if (at !== undefined)
+      throw new ApiError('VALIDATION_FAILED', 'the query string must not contain U+0000', {
+        fields: [{ path: `querystring:${at}`, message: 'must not contain U+0000' }],
+      });
+  });
   app.addHook('preHandler', async (request, reply) => {
     const key = request.headers['idempotency-key'];
     if (request.method !== 'POST' || typeof key !== 'string') return;
@@ -281,11 +289,33 @@ function installJsonParser(app: App) {
           : 'the body is not valid JSON';
       return done(new ApiError('VALIDATION_FAILED', detail), undefined);
     }
+    // JSON spells U+0000 only as an escape; the walk runs when the text has one.
+    const at = text.includes('\\u0000') ? nulCharacterPath(parsed, '') : undefined;
+    if (at !== undefined)
+      return done(
+        new ApiError('VALIDATION_FAILED', 'the body must not contain U+0000', {
+          fields: [{ path: at, message: 'must not contain U+0000 (in a key or a string)' }],
+        }),
+        undefined,
+      );
     done(null, parsed);
   });
 }
 
 class ProtoKeyError extends Error {}
+
+/** The JSON pointer of the first key or string holding U+0000, if any. */
+function nulCharacterPath(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const at = `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    if (key.includes('\u0000')) return at;
+    const found = nulCharacterPath(inner, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
 
 function sendError(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) {
   const apiError = toApiError(error, request);

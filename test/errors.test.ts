@@ -161,6 +161,30 @@ describe('error responses', () => {
     assert.match(assertErrorBody(response, 400, 'VALIDATION_FAILED').detail, /__proto__/);
   });
 
+  it('refuses U+0000 in a body string or key and in a query string, which PostgreSQL cannot store', async () => {
+    // These were 500s: text and jsonb columns refuse the character.
+    const before = await env.call('GET', '/v1/api-keys', { token });
+    for (const [body, path] of [
+      [{ name: 'a\u0000b' }, '/name'],
+      [String.raw`{"name": "key", "x": {"a\u0000": 1}}`, '/x/a\u0000'],
+    ] as const) {
+      const response = await env.call('POST', '/v1/api-keys', {
+        token,
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
+      const error = assertErrorBody(response, 400, 'VALIDATION_FAILED');
+      assert.equal(error.fields?.[0]?.path, path);
+    }
+    const query = await env.call('GET', '/v1/organizations?name=%00', { token });
+    assert.equal(assertErrorBody(query, 400, 'VALIDATION_FAILED').fields?.[0]?.path, 'querystring:/name');
+    // A backslash followed by "u0000" is ordinary text.
+    const text = await env.call('POST', '/v1/api-keys', { token, body: { name: 'see \\u0000' } });
+    assert.equal(text.statusCode, 201, text.body);
+    const after = await env.call('GET', '/v1/api-keys', { token });
+    assert.equal(after.json().total_results, before.json().total_results + 1);
+  });
+
   it('echoes a well-formed incoming x-request-id, in the header and the error body', async () => {
     const response = await env.call('GET', '/v1/no-such-thing', {
       headers: { 'x-request-id': 'trace-42.a_b' },

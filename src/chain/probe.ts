@@ -9,6 +9,7 @@ import {
   parseAbi,
 } from 'viem';
 import { ApiError } from '../http/errors.ts';
+import { printable } from '../lib/text.ts';
 import {
   CAPABILITIES,
   type CapabilityName,
@@ -163,7 +164,7 @@ async function readSymbol(client: ChainClient, address: Address): Promise<string
   const answer = await callOrRevert(client, address, data);
   if (answer === undefined) return '';
   try {
-    return decodeFunctionResult({ abi: PROBE_ABI, functionName: 'symbol', data: answer }).slice(
+    return printable(decodeFunctionResult({ abi: PROBE_ABI, functionName: 'symbol', data: answer })).slice(
       0,
       MAX_SYMBOL_LENGTH,
     );

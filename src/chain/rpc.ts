@@ -8,6 +8,7 @@ import {
   TimeoutError,
   TransactionReceiptNotFoundError,
 } from 'viem';
+import { printable } from '../lib/text.ts';
 
 /**
  * The JSON-RPC calls the service makes, behind one small interface so the relayer's logic is
@@ -197,7 +198,7 @@ function fullText(error: unknown): string {
  * PostgreSQL text column refuses).
  */
 export function readableReason(error: unknown): string {
-  return oneLine(rawReason(error)).slice(0, 500);
+  return printable(rawReason(error)).slice(0, 500);
 }
 
 function rawReason(error: unknown): string {
@@ -210,11 +211,4 @@ function rawReason(error: unknown): string {
     return `${error.shortMessage}${detail}`;
   }
   return error instanceof Error ? error.message : String(error);
-}
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: replacing control characters is the point.
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]+/g;
-
-function oneLine(text: string): string {
-  return text.replace(CONTROL_CHARACTERS, ' ').trim();
 }

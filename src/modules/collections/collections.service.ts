@@ -37,6 +37,7 @@ import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import { parseAddress } from '../../lib/address.ts';
 import { uuidv7 } from '../../lib/ids.ts';
+import { printable } from '../../lib/text.ts';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
 import { parseAbiJson } from '../contracts/abi-json.ts';
 import { parseCustomContract } from '../contracts/contracts.service.ts';
@@ -615,7 +616,7 @@ async function readSymbol(
       abi: [symbolFunction],
       functionName: 'symbol',
     });
-    return typeof symbol === 'string' ? symbol.slice(0, MAX_SYMBOL_LENGTH) : '';
+    return typeof symbol === 'string' ? printable(symbol).slice(0, MAX_SYMBOL_LENGTH) : '';
   } catch (error) {
     if (classifyRpcError(error).kind === 'deterministic') return '';
     throw error;
