@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { RE2JS } from 're2js';
 import { ApiError, type FieldError } from '../../http/errors.ts';
 
 /**
@@ -57,6 +58,20 @@ export const EXAMPLE_JSON_SCHEMA = {
 
 const OPTIONS = { allErrors: true, strict: false, useDefaults: false, coerceTypes: false } as const;
 
+/**
+ * `pattern` and `patternProperties` of item type schemas run on RE2 (re2js): matching takes time
+ * linear in the input, so a schema like `^(a+)+$` cannot stall the service on a crafted attribute
+ * (the built-in engine backtracks exponentially). RE2 has no lookaround or backreferences: such a
+ * pattern does not compile, and the schema is refused with a 400.
+ */
+const linearRegExp = Object.assign(
+  (pattern: string) => {
+    const compiled = RE2JS.compile(pattern);
+    return { test: (input: string) => compiled.test(input) };
+  },
+  { code: 're2js' },
+);
+
 // The meta schemas compile once; validating a schema against them registers nothing.
 let metaValidators: Record<Draft, ValidateFunction> | undefined;
 function metaValidator(draft: Draft): ValidateFunction {
@@ -85,7 +100,13 @@ export function compileJsonSchema(schema: Record<string, unknown>): ValidateFunc
   // is reported as a warning by ajv; here it is an error, so a typo never validates nothing.
   const warnings: string[] = [];
   const logger = { log() {}, warn: (message: unknown) => warnings.push(String(message)), error() {} };
-  const options = { ...OPTIONS, validateSchema: false, addUsedSchema: false, logger };
+  const options = {
+    ...OPTIONS,
+    validateSchema: false,
+    addUsedSchema: false,
+    logger,
+    code: { regExp: linearRegExp },
+  };
   const ajv = addFormats.default(draft === '2020-12' ? new Ajv2020(options) : new Ajv(options));
   let validate: ValidateFunction;
   try {

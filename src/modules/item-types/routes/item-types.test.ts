@@ -50,6 +50,45 @@ describe('item types', () => {
     return Number(row.n);
   }
 
+  describe('patterns', () => {
+    // The timeout turns a regression (minutes of backtracking) into a failure, not a hung run.
+    it('match in linear time: a backtracking-prone pattern cannot stall the service on a crafted attribute', {
+      timeout: 60_000,
+    }, async () => {
+      // With the built-in engine, this attribute takes 2^40 steps to refuse.
+      const type = await createOk(admin, 'Evil pattern', {
+        type: 'object',
+        properties: { code: { type: 'string', pattern: '^(a+)+$' } },
+        patternProperties: { '^(x+x+)+y$': { type: 'string' } },
+      });
+      const collection = await insertCollection(env.database.db, { organizationId: orgId });
+      const post = (attributes: object) =>
+        env.call('POST', '/v1/items', {
+          token: admin.token,
+          body: { collection_id: collection.id, item_type_id: type.id, attributes },
+        });
+      const refused = await post({ code: `${'a'.repeat(40)}!` });
+      assert.equal(
+        assertError(refused, 422, 'SCHEMA_VALIDATION_FAILED').fields?.[0]?.path,
+        '/attributes/code',
+      );
+      const accepted = await post({ code: 'aaaa', [`${'x'.repeat(40)}y`]: 'ok' });
+      assert.equal(accepted.statusCode, 201, accepted.body);
+    });
+
+    it('refuses a schema whose pattern needs lookaround or backreferences (400)', async () => {
+      for (const pattern of ['^(?=a)a$', '^(a)\\1$']) {
+        const before = await storedCount();
+        const response = await create(admin, {
+          name: 'Lookaround',
+          json_schema: { type: 'object', properties: { v: { type: 'string', pattern } } },
+        });
+        assertError(response, 400, 'VALIDATION_FAILED');
+        assert.equal(await storedCount(), before);
+      }
+    });
+  });
+
   describe('create', () => {
     it("creates an item type in the caller's organization (201) and gets it back", async () => {
       const response = await create(admin, { name: 'Hero', json_schema: HERO });
