@@ -123,7 +123,8 @@ async function setUpDevChain(
     });
   }
   // Only when the organization or the network is new: an admin who took the network away from
-  // the organization later is not overruled at the next start.
+  // the organization later is not overruled at the next start. The organization's wallet is
+  // topped up from the platform wallet (auto_fund), so a first deployment just works.
   const organizationId = bootstrap?.organizationId ?? (created ? await firstUserOrganization(db) : undefined);
   if (organizationId !== undefined) {
     await db.transaction().execute(async (tx) => {
@@ -131,6 +132,7 @@ async function setUpDevChain(
       if (organization && !organization.network_ids.includes(network.id)) {
         await organizationsRepository.updateOrganization(tx, organizationId, {
           network_ids: [...organization.network_ids, network.id],
+          auto_fund: true,
         });
       }
     });

@@ -19,6 +19,7 @@ import { createChainClient } from '../src/chain/rpc.ts';
 import { createDatabase, type DatabaseHandle } from '../src/db/database.ts';
 import { createKeyring } from '../src/lib/secrets.ts';
 import { createLogger } from '../src/logger.ts';
+import { DEV_CHAIN_AUTO_FUND_WEI } from '../src/modules/networks/networks.service.ts';
 import { ensurePlatformWallet } from '../src/modules/wallets/wallets.service.ts';
 import { DEV_CHAIN_STATE_FILE, type RunningService, startService } from '../src/service.ts';
 import { createTestDatabase, PLATFORM_ADMIN_EMAIL, TEST_PASSWORD, testConfig } from './harness.ts';
@@ -165,6 +166,33 @@ describe('dev chain at service start', () => {
     }[];
     assert.deepEqual(orgWallet?.network_ids, [DEV_CHAIN_ID]);
     assert.equal(orgWallet?.balance[String(DEV_CHAIN_ID)], '0');
+
+    // A drop works out of the box: the organization's empty wallet is topped up from the
+    // platform wallet (auto_fund), and a collection deploys on the dev chain.
+    assert.equal(organization.auto_fund, true);
+    assert.equal(row.config.autoFundAmount, DEV_CHAIN_AUTO_FUND_WEI.toString());
+    const created = await fetch(`${first.url}/v1/collections`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        name: 'First drop',
+        deployment_request: {
+          type: 'PLATFORM',
+          network_id: DEV_CHAIN_ID,
+          platform: { symbol: 'FIRST', variant: 'FlexibleERC721' },
+        },
+      }),
+    });
+    assert.equal(created.status, 201, await created.clone().text());
+    const collectionId = ((await created.json()) as { id: string }).id;
+    let status = '';
+    for (let i = 0; i < 300 && status !== 'SUCCESS'; i++) {
+      const response = await api(first, 'GET', `/v1/collections/${collectionId}/deployment-request`, token);
+      status = String(response.body.status);
+      assert.notEqual(status, 'FAILED', JSON.stringify(response.body));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(status, 'SUCCESS', 'the collection deployed on the dev chain');
 
     // A mark in the chain state: a transfer to a fresh address.
     const marker = `0x${randomBytes(20).toString('hex')}` as Address;

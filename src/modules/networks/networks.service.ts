@@ -278,6 +278,9 @@ function tokenFlags(body: AddPaymentTokenBody) {
 
 export const DEV_CHAIN_NETWORK_NAME = 'Dev chain (anvil)';
 
+/** What an organization wallet on the dev chain gets from the platform wallet when it runs dry. */
+export const DEV_CHAIN_AUTO_FUND_WEI = 10n ** 18n;
+
 /**
  * The embedded dev chain's network (DESIGN.md "Embedded default"): registered on first start,
  * its url updated when anvil came up on another port; whatever else an admin changed is kept.
@@ -293,7 +296,7 @@ export async function registerDevChainNetwork(
     name: DEV_CHAIN_NETWORK_NAME,
     enabled: true,
     testnet: true,
-    config: { ...CONFIG_DEFAULTS, url: rpcUrl },
+    config: { ...CONFIG_DEFAULTS, autoFundAmount: DEV_CHAIN_AUTO_FUND_WEI.toString(), url: rpcUrl },
   });
   if (created) return { network: created, created: true };
   const current = await repo.findNetworkForUpdate(db, chainId);
