@@ -40,13 +40,7 @@ import * as repo from './token-requests.repository.ts';
  * Mint and transfer requests share one store (token-requests.repository.ts, the table named by
  * the caller); the transfer-requests module reaches it through this service.
  */
-export {
-  findRequest,
-  listRequests,
-  lockOpenRequests,
-  settleRequests,
-  type TokenRequestView,
-} from './token-requests.repository.ts';
+export { lockOpenRequests, settleRequests, type TokenRequestView } from './token-requests.repository.ts';
 
 type RequestState = MintRequest['state'];
 
@@ -315,10 +309,21 @@ export async function queueTokenRequests(
 }
 
 export async function getMintRequest(db: Executor, principal: Principal, id: string): Promise<MintRequest> {
-  const view = await repo.findRequest(db, 'mint_requests', id);
-  if (!view) throw new ApiError('NOT_FOUND', 'mint request not found');
-  assertOrganizationAccess(principal, view.organization_id, 'mint request');
-  return toMintRequest(view);
+  return toMintRequest(await requestView(db, principal, 'mint_requests', id));
+}
+
+/** A mint or transfer request as `principal` may see it: another organization's is NOT_FOUND. */
+export async function requestView(
+  db: Executor,
+  principal: Principal,
+  table: repo.TokenRequestTable,
+  id: string,
+): Promise<repo.TokenRequestView> {
+  const what = table === 'mint_requests' ? 'mint request' : 'transfer request';
+  const view = await repo.findRequest(db, table, id);
+  if (!view) throw new ApiError('NOT_FOUND', `${what} not found`);
+  assertOrganizationAccess(principal, view.organization_id, what);
+  return view;
 }
 
 export interface TokenRequestFilters {
@@ -333,14 +338,25 @@ export async function listMintRequests(
   page: PageParams,
   filters: TokenRequestFilters,
 ): Promise<PageResult<MintRequest>> {
-  const result = await repo.listRequests(db, 'mint_requests', page, {
+  const result = await requestViews(db, principal, 'mint_requests', page, filters);
+  return { ...result, results: result.results.map(toMintRequest) };
+}
+
+/** A page of mint or transfer requests: platform admins see every organization's. */
+export function requestViews(
+  db: Executor,
+  principal: Principal,
+  table: repo.TokenRequestTable,
+  page: PageParams,
+  filters: TokenRequestFilters,
+): Promise<PageResult<repo.TokenRequestView>> {
+  return repo.listRequests(db, table, page, {
     organizationId: isPlatformAdmin(principal) ? undefined : principal.organizationId,
     itemId: filters.item_id,
     collectionId: filters.collection_id,
     toAddress:
       filters.to_address === undefined ? undefined : checkedAddress(filters.to_address, '/to_address'),
   });
-  return { ...result, results: result.results.map(toMintRequest) };
 }
 
 const TRANSFER_EVENT = parseAbiItem(

@@ -5,7 +5,7 @@ import type { ItemRow, TransactionRow } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
-import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
+import type { Principal } from '../auth/principal.ts';
 import {
   collectionOfSelection,
   completeTransfer,
@@ -23,6 +23,8 @@ import {
   checkedQuantity,
   queueTokenRequests,
   requestState,
+  requestView,
+  requestViews,
   type TokenRequestFilters,
 } from '../mint-requests/mint-requests.service.ts';
 import { findOrganizationWallet } from '../wallets/wallets.service.ts';
@@ -137,10 +139,7 @@ export async function getTransferRequest(
   principal: Principal,
   id: string,
 ): Promise<TransferRequest> {
-  const view = await repo.findRequest(db, 'transfer_requests', id);
-  if (!view) throw new ApiError('NOT_FOUND', 'transfer request not found');
-  assertOrganizationAccess(principal, view.organization_id, 'transfer request');
-  return toTransferRequest(view);
+  return toTransferRequest(await requestView(db, principal, 'transfer_requests', id));
 }
 
 export async function listTransferRequests(
@@ -149,13 +148,7 @@ export async function listTransferRequests(
   page: PageParams,
   filters: TokenRequestFilters,
 ): Promise<PageResult<TransferRequest>> {
-  const result = await repo.listRequests(db, 'transfer_requests', page, {
-    organizationId: isPlatformAdmin(principal) ? undefined : principal.organizationId,
-    itemId: filters.item_id,
-    collectionId: filters.collection_id,
-    toAddress:
-      filters.to_address === undefined ? undefined : checkedAddress(filters.to_address, '/to_address'),
-  });
+  const result = await requestViews(db, principal, 'transfer_requests', page, filters);
   return { ...result, results: result.results.map(toTransferRequest) };
 }
 
