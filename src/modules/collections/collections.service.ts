@@ -33,9 +33,9 @@ import type {
   WalletRow,
 } from '../../db/schema.ts';
 import { ApiError, type FieldError } from '../../http/errors.ts';
+import { checkedAddress } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
-import { parseAddress } from '../../lib/address.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { printable } from '../../lib/text.ts';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
@@ -742,13 +742,6 @@ async function uniquelyNamed<T>(name: string, write: () => Promise<T>): Promise<
       );
     throw error;
   }
-}
-
-function checkedAddress(input: string, path: string): Address {
-  const address = parseAddress(input);
-  if (!address)
-    throw validationFailed(`${input} has an invalid EIP-55 checksum`, path, 'invalid EIP-55 checksum');
-  return address;
 }
 
 function validationFailed(detail: string, path: string, message: string): ApiError {

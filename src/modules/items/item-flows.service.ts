@@ -1,9 +1,10 @@
-import { type Address, getAddress, maxUint256 } from 'viem';
+import { type Address, getAddress } from 'viem';
 import type { TokenType } from '../../chain/capabilities.ts';
 import type { Executor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { CollectionRow, ItemReservationRow, ItemRow, ReservationKind } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
+import { checkedUint256 } from '../../http/inputs.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { assertOrganizationAccess, type Principal } from '../auth/principal.ts';
 import { getCollectionRow } from '../collections/collections.service.ts';
@@ -46,16 +47,6 @@ export type ItemSelection =
   | { kind: 'token_ids'; collectionId: string; tokenIds: bigint[] }
   | { kind: 'token_ranges'; collectionId: string; ranges: TokenRange[] };
 
-/** A Uint256 decimal string (its pattern already checked by the schema) within 2^256-1. */
-export function parseUint256(value: string, path: string): bigint {
-  const parsed = BigInt(value);
-  if (parsed > maxUint256)
-    throw new ApiError('VALIDATION_FAILED', `${path.slice(1)} is above 2^256-1`, {
-      fields: [{ path, message: 'must be at most 2^256-1' }],
-    });
-  return parsed;
-}
-
 /**
  * Selection rules: exactly one of item_id, item_ids, collection_id, collection_id + token_ids,
  * collection_id + token_ranges (else INVALID_SELECTION); a list naming more than 100 items
@@ -83,14 +74,14 @@ export function parseItemSelection(fields: SelectorFields): ItemSelection {
       return {
         kind: 'token_ids',
         collectionId: fields.collection_id!,
-        tokenIds: ids.map((id, i) => parseUint256(id, `/token_ids/${i}`)),
+        tokenIds: ids.map((id, i) => checkedUint256(id, `/token_ids/${i}`)),
       };
     }
     case 'collection_id+token_ranges': {
       const ranges = fields.token_ranges!.map((r, i) => {
         const range = {
-          from: parseUint256(r.from_id, `/token_ranges/${i}/from_id`),
-          to: parseUint256(r.to_id, `/token_ranges/${i}/to_id`),
+          from: checkedUint256(r.from_id, `/token_ranges/${i}/from_id`),
+          to: checkedUint256(r.to_id, `/token_ranges/${i}/to_id`),
         };
         if (range.from > range.to)
           throw new ApiError('VALIDATION_FAILED', `token_ranges/${i}: from_id is above to_id`, {

@@ -1,14 +1,13 @@
+import { maxUint256 } from 'viem';
 import type { Executor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { CollectionRow, ItemRow } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
+import { checkedUint256 } from '../../http/inputs.ts';
 import { assertOrganizationAccess, type Principal } from '../auth/principal.ts';
 import { getCollectionRow, takeTokenIds } from '../collections/collections.service.ts';
 import * as repo from './items.repository.ts';
 import type { LockItemsBody, LockOutput } from './items.schemas.ts';
-import { parseUint256 } from './items.service.ts';
-
-const MAX_UINT256 = (1n << 256n) - 1n;
 
 type Selection = { kind: 'items'; itemIds: string[] } | { kind: 'collection'; collectionId: string };
 
@@ -42,7 +41,7 @@ export async function lockItems(
     );
   }
   const maxSupply = maxSupplyOf(tokenType, body.max_supply ?? null);
-  const manualTokenId = body.token_id != null ? parseUint256(body.token_id, '/token_id') : null;
+  const manualTokenId = body.token_id != null ? checkedUint256(body.token_id, '/token_id') : null;
   // Rule 4: MANUAL needs the caller's token id; AUTOMATIC and EXTERNAL refuse one.
   if (strategy === 'MANUAL' && manualTokenId === null) {
     throw invalid(
@@ -174,8 +173,8 @@ function maxSupplyOf(tokenType: 'ERC721' | 'ERC1155', input: string | null): big
     if (input !== null && input !== '1') throw invalid('/max_supply', 'an ERC721 token has max_supply 1');
     return 1n;
   }
-  if (input === null) return MAX_UINT256;
-  const value = parseUint256(input, '/max_supply');
+  if (input === null) return maxUint256;
+  const value = checkedUint256(input, '/max_supply');
   if (value === 0n) throw invalid('/max_supply', 'max_supply must be above 0');
   return value;
 }

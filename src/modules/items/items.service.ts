@@ -2,9 +2,9 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Executor } from '../../db/database.ts';
 import type { CollectionRow, ItemRow, ItemTypeRow, RoyaltyInfo } from '../../db/schema.ts';
 import { ApiError, type FieldError } from '../../http/errors.ts';
+import { checkedAddress, checkedUint256 } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
-import { parseAddress } from '../../lib/address.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { assertOrganizationAccess, type Principal } from '../auth/principal.ts';
 import { findCollection, getCollectionRow } from '../collections/collections.service.ts';
@@ -215,13 +215,7 @@ export async function editItem(
 
 function royaltyInfo(input: RoyaltyInfo | null): RoyaltyInfo | null {
   if (input === null) return null;
-  const receiver = parseAddress(input.receiver);
-  if (!receiver) {
-    throw new ApiError('VALIDATION_FAILED', 'royalty_info.receiver has an invalid EIP-55 checksum', {
-      fields: [{ path: '/royalty_info/receiver', message: 'invalid EIP-55 checksum' }],
-    });
-  }
-  return { receiver, amount_bps: input.amount_bps };
+  return { receiver: checkedAddress(input.receiver, '/royalty_info/receiver'), amount_bps: input.amount_bps };
 }
 
 /**
@@ -268,7 +262,7 @@ export async function listItems(
   filters: ListItemsFilters,
 ): Promise<PageResult<ItemRow>> {
   await getCollectionRow(db, principal, filters.collection_id);
-  if (filters.token_id !== undefined) parseUint256(filters.token_id, 'querystring:/token_id');
+  if (filters.token_id !== undefined) checkedUint256(filters.token_id, 'querystring:/token_id');
   return repo.listItems(db, page, {
     collection_id: filters.collection_id,
     token_id: filters.token_id,
@@ -299,19 +293,6 @@ function attributeFilter(entry: string, index: number): repo.AttributeFilter {
   const containment = [JSON.stringify({ [name]: value })];
   if (JSON_SCALAR_TEXT.test(value)) containment.push(`{${JSON.stringify(name)}:${value}}`);
   return { name, value, containment };
-}
-
-const MAX_UINT256 = (1n << 256n) - 1n;
-
-/** A Uint256 decimal string (its pattern checked by the schema) within 2^256-1, else a 400. */
-export function parseUint256(value: string, path: string): bigint {
-  const parsed = BigInt(value);
-  if (parsed > MAX_UINT256) {
-    throw new ApiError('VALIDATION_FAILED', `${path.replace(/^.*\//, '')} is above 2^256-1`, {
-      fields: [{ path, message: 'must be at most 2^256-1' }],
-    });
-  }
-  return parsed;
 }
 
 export async function itemStatus(db: Executor, principal: Principal, id: string): Promise<ItemStatus> {

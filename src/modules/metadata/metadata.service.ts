@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Executor } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
+import { checkedUint256 } from '../../http/inputs.ts';
 import { parseAddress } from '../../lib/address.ts';
 import { itemMedia } from '../items/items.service.ts';
 import * as repo from './metadata.repository.ts';
@@ -31,7 +32,6 @@ const REVEALED_CACHE = 'public, max-age=60';
 const HIDDEN_CACHE = 'no-store';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const MAX_UINT256 = 2n ** 256n - 1n;
 
 function document(body: unknown, cacheControl: string): MetadataDocument {
   const json = JSON.stringify(body);
@@ -71,11 +71,7 @@ export function tokenMetadataOf(
 }
 
 function checkTokenId(tokenId: string): void {
-  if (BigInt(tokenId) > MAX_UINT256) {
-    throw new ApiError('VALIDATION_FAILED', 'the token id is above 2^256-1', {
-      fields: [{ path: 'params:/token_id', message: 'must be a Uint256 (at most 2^256-1)' }],
-    });
-  }
+  checkedUint256(tokenId, 'params:/token_id');
 }
 
 /**

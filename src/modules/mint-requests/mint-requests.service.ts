@@ -9,9 +9,9 @@ import type { ChainClients } from '../../chain/clients.ts';
 import type { Executor } from '../../db/database.ts';
 import type { CollectionRow, ItemRow, TransactionRow, TransactionState, WalletRow } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
+import { checkedAddress, checkedUint256 } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
-import { parseAddress } from '../../lib/address.ts';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
 import { findCollection } from '../collections/collections.service.ts';
 import {
@@ -25,7 +25,6 @@ import {
   lockFlowItems,
   markMinting,
   parseItemSelection,
-  parseUint256,
   releaseReservations,
   requestIdsFor,
   reserveItems,
@@ -84,19 +83,9 @@ export function toMintRequest(view: repo.TokenRequestView): MintRequest {
   };
 }
 
-/** to_address: any case, a mixed-case one with a valid EIP-55 checksum (API.md §1). */
-export function checkedAddress(input: string, path: string): Address {
-  const address = parseAddress(input);
-  if (!address)
-    throw new ApiError('VALIDATION_FAILED', `${path.slice(1)} has an invalid EIP-55 checksum`, {
-      fields: [{ path, message: 'invalid EIP-55 checksum' }],
-    });
-  return address;
-}
-
 /** quantity: default 1, at least 1, at most 2^256-1; ERC-721 tokens are unique (only 1). */
 export function checkedQuantity(input: string | null | undefined, tokenType: TokenType): bigint {
-  const quantity = input == null ? 1n : parseUint256(input, '/quantity');
+  const quantity = input == null ? 1n : checkedUint256(input, '/quantity');
   if (quantity === 0n)
     throw new ApiError('VALIDATION_FAILED', 'quantity must be at least 1', {
       fields: [{ path: '/quantity', message: 'must be at least 1' }],

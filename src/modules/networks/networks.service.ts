@@ -6,9 +6,9 @@ import type { Executor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { NetworkConfig, NetworkRow, PaymentTokenRow } from '../../db/schema.ts';
 import { ApiError, type FieldError } from '../../http/errors.ts';
+import { checkedAddress } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
-import { parseAddress } from '../../lib/address.ts';
 import { isPlatformAdmin, type Principal } from '../auth/principal.ts';
 import * as repo from './networks.repository.ts';
 import {
@@ -395,16 +395,6 @@ async function readTokenMetadata(
     ]);
   }
   return { symbol, decimals: metadata.decimals };
-}
-
-function checkedAddress(input: string, path: string): Address {
-  const address = parseAddress(input);
-  if (!address) {
-    throw validationFailed(`${input} has an invalid EIP-55 checksum`, [
-      { path, message: 'invalid EIP-55 checksum' },
-    ]);
-  }
-  return address;
 }
 
 function validationFailed(detail: string, fields: FieldError[]): ApiError {

@@ -2,9 +2,9 @@ import type { Executor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { OrganizationRow, OrganizationUpdate } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
+import { checkedAddress } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
-import { parseAddress } from '../../lib/address.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import type { Keyring } from '../../lib/secrets.ts';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
@@ -154,14 +154,7 @@ export async function editPayoutConfig(
 }
 
 function checkedPayoutAddress(input: string | null): string | null {
-  if (input === null) return null;
-  const address = parseAddress(input);
-  if (!address) {
-    throw new ApiError('VALIDATION_FAILED', 'payout_address has an invalid EIP-55 checksum', {
-      fields: [{ path: '/payout_address', message: 'invalid EIP-55 checksum' }],
-    });
-  }
-  return address;
+  return input === null ? null : checkedAddress(input, '/payout_address');
 }
 
 async function insertUniquelyNamed<T>(name: string, write: () => Promise<T>): Promise<T> {

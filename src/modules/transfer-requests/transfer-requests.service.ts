@@ -3,6 +3,7 @@ import { assertTokenCapability, capabilityAbi, type TokenType } from '../../chai
 import type { Executor } from '../../db/database.ts';
 import type { ItemRow, TransactionRow } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
+import { checkedAddress } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -19,7 +20,6 @@ import {
 import * as repo from '../mint-requests/mint-requests.service.ts';
 import {
   broadcastHash,
-  checkedAddress,
   checkedQuantity,
   queueTokenRequests,
   requestState,
