@@ -130,7 +130,7 @@ export async function probeContract(
   if (!code || code === '0x') return undefined;
   const [interfaces, symbol] = await Promise.all([
     supportedInterfaces(client, address),
-    readSymbol(client, address),
+    contractSymbol(client, address),
   ]);
   const { capabilities, abi } = capabilitiesFromEvidence(
     { selectors: dispatchedSelectors(code), interfaces },
@@ -159,7 +159,11 @@ async function supportedInterfaces(client: ChainClient, address: Address): Promi
   return new Set(declared.filter((_, i) => answers[i]).map((c) => c.name));
 }
 
-async function readSymbol(client: ChainClient, address: Address): Promise<string> {
+/**
+ * `symbol()` made printable and at most 64 characters; '' when the contract reverts or does not
+ * answer with a string. A node that fails is 502 UPSTREAM_FAILED.
+ */
+export async function contractSymbol(client: ChainClient, address: Address): Promise<string> {
   const data = encodeFunctionData({ abi: PROBE_ABI, functionName: 'symbol' });
   const answer = await callOrRevert(client, address, data);
   if (answer === undefined) return '';

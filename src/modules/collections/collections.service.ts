@@ -20,8 +20,7 @@ import {
   tokenTypesOf,
 } from '../../chain/capabilities.ts';
 import type { ChainClients } from '../../chain/clients.ts';
-import { probeContract } from '../../chain/probe.ts';
-import { classifyRpcError } from '../../chain/rpc.ts';
+import { contractSymbol, probeContract } from '../../chain/probe.ts';
 import type { Executor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type {
@@ -37,7 +36,6 @@ import { checkedAddress } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import { uuidv7 } from '../../lib/ids.ts';
-import { printable } from '../../lib/text.ts';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
 import { parseAbiJson } from '../contracts/abi-json.ts';
 import { parseCustomContract } from '../contracts/contracts.service.ts';
@@ -609,21 +607,8 @@ async function readSymbol(
   );
   const network = symbolFunction && (await findNetwork(db, networkId));
   if (!symbolFunction || !network) return '';
-  const client = clients.forNetwork({ id: network.id, url: networkConfigOf(network).url });
-  try {
-    const symbol: unknown = await client.viem.readContract({
-      address,
-      abi: [symbolFunction],
-      functionName: 'symbol',
-    });
-    return typeof symbol === 'string' ? printable(symbol).slice(0, MAX_SYMBOL_LENGTH) : '';
-  } catch (error) {
-    if (classifyRpcError(error).kind === 'deterministic') return '';
-    throw error;
-  }
+  return contractSymbol(clients.forNetwork({ id: network.id, url: networkConfigOf(network).url }), address);
 }
-
-const MAX_SYMBOL_LENGTH = 64;
 
 // ---------------------------------------------------------------------------------- royalties
 
