@@ -213,17 +213,7 @@ export async function createMintRequests(
 
   const items = await lockFlowItems(db, { collection, flow: 'MINT', selection, quantity });
   if (items.length === 0) return [];
-  const wallet = await findOrganizationWallet(db, collection.organization_id);
-  if (!wallet) throw new ApiError('INVALID_STATE', 'the organization has no wallet');
-
-  const requestIds = requestIdsFor(items);
-  await reserveItems(
-    db,
-    items,
-    'MINT',
-    items.map((item) => requestIds.get(item.id)!),
-    quantity,
-  );
+  const { wallet, requestIds } = await reserveForRequests(db, collection, items, 'MINT', quantity);
   await markMinting(
     db,
     items.map((item) => item.id),
@@ -242,6 +232,37 @@ export async function createMintRequests(
     to,
   });
   return views.map(toMintRequest);
+}
+
+/**
+ * The request ids of `items` (UUIDv7, in item order), each item reserved for its request, and the
+ * organization wallet that will send the transactions.
+ */
+export async function reserveForRequests(
+  db: Executor,
+  collection: CollectionRow,
+  items: readonly ItemRow[],
+  kind: 'MINT' | 'TRANSFER',
+  quantity: bigint,
+): Promise<{ wallet: WalletRow; requestIds: Map<string, string> }> {
+  const wallet = await findOrganizationWallet(db, collection.organization_id);
+  if (!wallet) throw new ApiError('INVALID_STATE', 'the organization has no wallet');
+  const requestIds = requestIdsFor(items);
+  await reserveItems(
+    db,
+    items,
+    kind,
+    items.map((item) => requestIds.get(item.id)!),
+    quantity,
+  );
+  return { wallet, requestIds };
+}
+
+/** Why a settled transaction did not succeed, for the requests it carried. */
+export function failureReasonOf(transaction: TransactionRow): string {
+  return (
+    transaction.failure_reason ?? (transaction.state === 'CANCELLED' ? 'cancelled' : 'reverted on chain')
+  );
 }
 
 /**
@@ -407,8 +428,7 @@ export async function settleMintTransaction(
   );
   const succeeded = transaction.state === 'COMPLETED' && transaction.on_chain_status === 'SUCCESS';
   if (!succeeded) {
-    const reason =
-      transaction.failure_reason ?? (transaction.state === 'CANCELLED' ? 'cancelled' : 'reverted on chain');
+    const reason = failureReasonOf(transaction);
     await repo.settleRequests(db, 'mint_requests', ids, { state: 'FAILED', reason });
     await abortMint(db, [...items.keys()]);
     await releaseReservations(db, ids);

@@ -14,20 +14,19 @@ import {
   lockFlowItems,
   parseItemSelection,
   releaseReservations,
-  requestIdsFor,
-  reserveItems,
 } from '../items/item-flows.service.ts';
 import * as repo from '../mint-requests/mint-requests.service.ts';
 import {
   broadcastHash,
   checkedQuantity,
+  failureReasonOf,
   queueTokenRequests,
   requestState,
   requestView,
   requestViews,
+  reserveForRequests,
   type TokenRequestFilters,
 } from '../mint-requests/mint-requests.service.ts';
-import { findOrganizationWallet } from '../wallets/wallets.service.ts';
 import type { TokenRequestBody, TransferRequest } from './transfer-requests.schemas.ts';
 
 export function toTransferRequest(view: repo.TokenRequestView): TransferRequest {
@@ -109,17 +108,7 @@ export async function createTransferRequests(
 
   const items = await lockFlowItems(db, { collection, flow: 'TRANSFER', selection, quantity });
   if (items.length === 0) return [];
-  const wallet = await findOrganizationWallet(db, collection.organization_id);
-  if (!wallet) throw new ApiError('INVALID_STATE', 'the organization has no wallet');
-
-  const requestIds = requestIdsFor(items);
-  await reserveItems(
-    db,
-    items,
-    'TRANSFER',
-    items.map((item) => requestIds.get(item.id)!),
-    quantity,
-  );
+  const { wallet, requestIds } = await reserveForRequests(db, collection, items, 'TRANSFER', quantity);
   const views = await queueTokenRequests(db, {
     table: 'transfer_requests',
     type: 'TRANSFER',
@@ -172,8 +161,7 @@ export async function settleTransferTransaction(db: Executor, transaction: Trans
     }
     await repo.settleRequests(db, 'transfer_requests', ids, { state: 'COMPLETED' });
   } else {
-    const reason =
-      transaction.failure_reason ?? (transaction.state === 'CANCELLED' ? 'cancelled' : 'reverted on chain');
+    const reason = failureReasonOf(transaction);
     await repo.settleRequests(db, 'transfer_requests', ids, { state: 'FAILED', reason });
   }
   await releaseReservations(db, ids);
