@@ -103,6 +103,14 @@ export interface CallOptions {
   ip?: string;
 }
 
+export interface Tenant {
+  organizationId: string;
+  admin: Actor;
+  member: Actor;
+  /** The ORG_ADMIN of another organization: what it is pointed at must answer 404. */
+  stranger: Actor;
+}
+
 export interface TestEnv {
   readonly ctx: AppContext;
   readonly app: App;
@@ -116,6 +124,8 @@ export interface TestEnv {
     fields?: { mfa_required?: boolean },
   ): Promise<{ id: string; name: string }>;
   createUser(organizationId: string, role: RoleName, email?: string): Promise<Actor>;
+  /** An organization with an ORG_ADMIN and an ORG_MEMBER, and another organization's admin. */
+  createTenant(): Promise<Tenant>;
   /**
    * Registers a network row directly, without asking a node for its chain id (the API does);
    * the default url answers nothing. An existing id is left as it is.
@@ -184,6 +194,14 @@ export async function setupTest(configOverrides: Record<string, string> = {}): P
     return { user: row, token, password: TEST_PASSWORD };
   };
 
+  const newOrganization: TestEnv['createOrganization'] = async (name, fields = {}) => {
+    const row = await createOrganization(database.db, ctx.keyring, {
+      name: name ?? `Org ${++counter} ${randomBytes(3).toString('hex')}`,
+      ...fields,
+    });
+    return { id: row.id, name: row.name };
+  };
+
   const platformAdminToken = await login(PLATFORM_ADMIN_EMAIL, TEST_PASSWORD);
   const platformUser = await database.db
     .selectFrom('users')
@@ -208,13 +226,16 @@ export async function setupTest(configOverrides: Record<string, string> = {}): P
         .onConflict((oc) => oc.column('id').doNothing())
         .execute();
     },
-    async createOrganization(name, fields = {}) {
-      const row = await createOrganization(database.db, ctx.keyring, {
-        name: name ?? `Org ${++counter} ${randomBytes(3).toString('hex')}`,
-        ...fields,
-      });
-      return { id: row.id, name: row.name };
+    async createTenant() {
+      const organizationId = (await newOrganization()).id;
+      return {
+        organizationId,
+        admin: await createUser(organizationId, 'ORG_ADMIN'),
+        member: await createUser(organizationId, 'ORG_MEMBER'),
+        stranger: await createUser((await newOrganization()).id, 'ORG_ADMIN'),
+      };
     },
+    createOrganization: newOrganization,
     async close() {
       await app.close();
       await database.destroy();

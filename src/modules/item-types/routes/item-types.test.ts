@@ -20,11 +20,8 @@ describe('item types', () => {
   before(async () => {
     env = await setupTest();
     await env.insertNetwork(31337);
-    orgId = (await env.createOrganization()).id;
-    admin = await env.createUser(orgId, 'ORG_ADMIN');
-    member = await env.createUser(orgId, 'ORG_MEMBER');
-    otherOrgId = (await env.createOrganization()).id;
-    otherAdmin = await env.createUser(otherOrgId, 'ORG_ADMIN');
+    ({ organizationId: orgId, admin, member, stranger: otherAdmin } = await env.createTenant());
+    otherOrgId = otherAdmin.user.organization_id;
   });
   after(() => env.close());
 

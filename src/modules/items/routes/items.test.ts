@@ -32,11 +32,7 @@ describe('items', () => {
   before(async () => {
     env = await setupTest();
     await env.insertNetwork(31337);
-    orgId = (await env.createOrganization()).id;
-    admin = await env.createUser(orgId, 'ORG_ADMIN');
-    member = await env.createUser(orgId, 'ORG_MEMBER');
-    const otherOrgId = (await env.createOrganization()).id;
-    otherAdmin = await env.createUser(otherOrgId, 'ORG_ADMIN');
+    ({ organizationId: orgId, admin, member, stranger: otherAdmin } = await env.createTenant());
     cardTypeId = (await itemType(admin, CARD)).id;
     otherTypeId = (await itemType(otherAdmin, CARD)).id;
   });

@@ -24,10 +24,7 @@ describe('POST /v1/items/lock', () => {
   before(async () => {
     env = await setupTest();
     await env.insertNetwork(31337);
-    orgId = (await env.createOrganization()).id;
-    admin = await env.createUser(orgId, 'ORG_ADMIN');
-    member = await env.createUser(orgId, 'ORG_MEMBER');
-    otherAdmin = await env.createUser((await env.createOrganization()).id, 'ORG_ADMIN');
+    ({ organizationId: orgId, admin, member, stranger: otherAdmin } = await env.createTenant());
   });
   after(() => env.close());
 

@@ -33,16 +33,12 @@ describe('transfer requests (database level: selection, rules, reservations, rec
   before(async () => {
     env = await setupTest();
     await env.insertNetwork(31337);
-    const org = await env.createOrganization();
-    organizationId = org.id;
-    admin = await env.createUser(org.id, 'ORG_ADMIN');
-    member = await env.createUser(org.id, 'ORG_MEMBER');
-    other = await env.createUser((await env.createOrganization()).id, 'ORG_ADMIN');
+    ({ organizationId, admin, member, stranger: other } = await env.createTenant());
     walletAddress = (
       await db()
         .selectFrom('wallets')
         .select('address')
-        .where('organization_id', '=', org.id)
+        .where('organization_id', '=', organizationId)
         .executeTakeFirstOrThrow()
     ).address;
   });
