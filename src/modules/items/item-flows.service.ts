@@ -288,17 +288,12 @@ export function requestIdsFor(items: readonly Pick<ItemRow, 'id'>[]): Map<string
   return new Map(items.map((item, i) => [item.id, ids[i]!]));
 }
 
-/** Locks items by id (in id order, so concurrent lockers never deadlock) for a flow's own checks. */
-export function lockItems(db: Executor, ids: readonly string[]): Promise<ItemRow[]> {
-  return repo.lockItemsForUpdate(db, ids);
-}
-
 /**
  * Reserves items for a holder (a mint or transfer request, a listing, an email claim): one active
  * reservation per item, which the unique index enforces, so of two flows racing for one item
  * exactly one wins and the other fails ITEM_RESERVED. `holderId` and `quantities` are one value
- * for every item or one per item. Lock the items first (lockItems, lockFlowItems) and check
- * activeReservationsOf: the index is the last guard, and its violation aborts the transaction.
+ * for every item or one per item. Lock and check the items first (lockFlowItems): the index is the
+ * last guard, and its violation aborts the transaction.
  */
 export async function reserveItems(
   db: Executor,
@@ -328,14 +323,6 @@ export async function reserveItems(
       );
     throw error;
   }
-}
-
-/** The active reservations of the items (listing, email claim, mint or transfer request). */
-export function activeReservationsOf(
-  db: Executor,
-  itemIds: readonly string[],
-): Promise<ItemReservationRow[]> {
-  return repo.activeReservations(db, itemIds);
 }
 
 /** Ends the holders' active reservations (idempotent); returns the ids of the items freed. */
