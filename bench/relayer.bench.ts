@@ -7,7 +7,7 @@ import { startDevChain } from '../src/chain/dev-chain.ts';
 import { createChainClient } from '../src/chain/rpc.ts';
 import { Relayer } from '../src/modules/transactions/relayer.ts';
 import { queueTransaction } from '../src/modules/transactions/transactions.service.ts';
-import { findOrganizationWallet } from '../src/modules/wallets/wallets.service.ts';
+import { organizationWalletOf } from '../src/modules/wallets/wallets.service.ts';
 import { setupTest } from '../test/harness.ts';
 import { networkConfig } from '../test/relayer/harness.ts';
 
@@ -62,7 +62,7 @@ export async function relayerBench(): Promise<void> {
   const env = await setupTest();
   await env.insertNetwork(chain.chainId, networkConfig(chain.rpcUrl, { maxConcurrentTxs: 1000 }), 'anvil');
   const organization = await env.createOrganization();
-  const orgWallet = (await findOrganizationWallet(env.database.db, organization.id))!;
+  const orgWallet = await organizationWalletOf(env.database.db, organization.id);
   await fetch(chain.rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -73,10 +73,7 @@ export async function relayerBench(): Promise<void> {
       params: [orgWallet.address, '0x3635c9adc5dea00000'],
     }),
   });
-  const relayer = new Relayer({
-    db: env.database.db,
-    keyring: env.ctx.keyring,
-    logger: env.ctx.logger,
+  const relayer = new Relayer(env.ctx, {
     instanceId: 'bench',
     pollMs: 50,
   });

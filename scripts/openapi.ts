@@ -2,8 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildApp } from '../src/app.ts';
 import { parseConfig } from '../src/config.ts';
+import { createAppContext } from '../src/context.ts';
 import { createDatabase } from '../src/db/database.ts';
-import { createKeyring } from '../src/lib/secrets.ts';
 import { createLogger } from '../src/logger.ts';
 
 /**
@@ -19,12 +19,7 @@ const config = parseConfig({
   PUBLIC_BASE_URL: 'http://localhost:8080',
 });
 const database = createDatabase(config.databaseUrl!, { max: 1 });
-const app = await buildApp({
-  config,
-  db: database.db,
-  keyring: createKeyring(config.secretKey),
-  logger: createLogger('silent'),
-});
+const app = await buildApp(createAppContext(config, database.db, createLogger('silent')));
 await app.ready();
 const document = `${JSON.stringify(app.swagger(), null, 2)}\n`;
 await app.close();

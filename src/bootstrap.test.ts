@@ -8,8 +8,8 @@ import { createTestDatabase } from '../test/harness.ts';
 import { buildApp } from './app.ts';
 import { bootstrapAdmin, GENERATED_ADMIN_EMAIL } from './bootstrap.ts';
 import { type Config, parseConfig } from './config.ts';
+import { createAppContext } from './context.ts';
 import { createDatabase, type DatabaseHandle } from './db/database.ts';
-import { createKeyring } from './lib/secrets.ts';
 import { createLogger } from './logger.ts';
 import { ROLE_IDS } from './modules/roles/permissions.ts';
 
@@ -135,12 +135,7 @@ describe('bootstrap admin (API.md §2)', () => {
       ['Platform'],
     );
 
-    const app = await buildApp({
-      config,
-      db: database.db,
-      keyring: createKeyring(config.secretKey),
-      logger: createLogger('silent'),
-    });
+    const app = await buildApp(createAppContext(config, database.db, createLogger('silent')));
     try {
       const login = await app.inject({
         method: 'POST',

@@ -36,9 +36,13 @@ export async function bootstrapAdmin(db: Executor, config: Config): Promise<Boot
       email = GENERATED_ADMIN_EMAIL;
       password = generatedPassword = randomToken(18);
     }
-    const organization = await createOrganization(tx, createKeyring(config.secretKey), {
-      name: config.bootstrap.orgName,
-    });
+    const organization = await createOrganization(
+      tx,
+      { keyring: createKeyring(config.secretKey) },
+      {
+        name: config.bootstrap.orgName,
+      },
+    );
     await insertUser(tx, {
       id: uuidv7(),
       organization_id: organization.id,

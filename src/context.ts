@@ -1,13 +1,47 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { type ChainClients, createChainClients } from './chain/clients.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/schema.ts';
-import type { Keyring } from './lib/secrets.ts';
+import { createKeyring, type Keyring } from './lib/secrets.ts';
+import type { CardPayments } from './providers/card/card-payments.ts';
+import type { CryptoPayments } from './providers/crypto/crypto-payments.ts';
 
-/** What services need from the process: passed in, never imported as globals. */
+/**
+ * Everything of the process that code outside it may use, built once at start (src/service.ts)
+ * and passed in, never imported as a global: the database, configuration and secrets, and every
+ * client of the outside world, each behind a small interface of src/providers/ or src/chain/.
+ */
 export interface AppContext {
   readonly config: Config;
   readonly db: Kysely<Database>;
   readonly keyring: Keyring;
   readonly logger: Logger;
+  /** One JSON-RPC client per registered network, reused across requests and jobs. */
+  readonly chain: ChainClients;
+  /** Card sales (CARD_PROVIDER); undefined until a card provider is configured. */
+  readonly cardPayments: CardPayments | undefined;
+  /** Crypto sales (CRYPTO_PROVIDER); undefined until a crypto provider is configured. */
+  readonly cryptoPayments: CryptoPayments | undefined;
+}
+
+/**
+ * What a service receives besides its executor: the context without the database handle, so a
+ * service runs its SQL on the executor its caller gives it (the caller owns the transaction).
+ * The one convention for services: `fn(db: Executor, deps: Deps, …)`, `deps` only when more than
+ * the database is needed. AppContext is a Deps, so routes pass `ctx`.
+ */
+export type Deps = Omit<AppContext, 'db'>;
+
+/** The context of a process (or a test) over an open database; every outside-world client is new. */
+export function createAppContext(config: Config, db: Kysely<Database>, logger: Logger): AppContext {
+  return {
+    config,
+    db,
+    keyring: createKeyring(config.secretKey),
+    logger,
+    chain: createChainClients(),
+    cardPayments: undefined,
+    cryptoPayments: undefined,
+  };
 }

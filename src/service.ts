@@ -4,16 +4,14 @@ import type { Logger } from 'pino';
 import { createTestClient, type Hex, http, parseEther } from 'viem';
 import { buildApp } from './app.ts';
 import { type BootstrapResult, bootstrapAdmin } from './bootstrap.ts';
-import { chainClients } from './chain/clients.ts';
 import { type DevChain, startDevChain } from './chain/dev-chain.ts';
 import type { Config } from './config.ts';
-import type { AppContext } from './context.ts';
+import { type AppContext, createAppContext, type Deps } from './context.ts';
 import { createDatabase, type DatabaseHandle } from './db/database.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.ts';
 import { isUniqueViolation } from './db/errors.ts';
 import { migrate } from './db/migrator.ts';
-import { createKeyring, type Keyring } from './lib/secrets.ts';
-import { networkConfigOf, registerDevChainNetwork } from './modules/networks/networks.service.ts';
+import { chainClientOf, registerDevChainNetwork } from './modules/networks/networks.service.ts';
 import * as organizationsRepository from './modules/organizations/organizations.repository.ts';
 import { ensurePlatformWallet } from './modules/wallets/wallets.service.ts';
 import { createSmtpTransport } from './providers/mail/smtp.ts';
@@ -49,7 +47,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     const bootstrap = await bootstrapAdmin(database.db, config);
 
-    const ctx: AppContext = { config, db: database.db, keyring: createKeyring(config.secretKey), logger };
+    const ctx: AppContext = createAppContext(config, database.db, logger);
     let devChainUrl: string | undefined;
     if (config.devChain) {
       // Started before the API and the worker, so it stops after them.
@@ -59,7 +57,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
         logger: { info: (msg) => logger.info(msg), debug: (msg) => logger.debug(msg) },
       });
       stops.push(() => chain.stop());
-      await setUpDevChain(database.db, ctx.keyring, chain, bootstrap);
+      await setUpDevChain(database.db, ctx, chain, bootstrap);
       devChainUrl = chain.rpcUrl;
     }
     let url: string | undefined;
@@ -100,7 +98,7 @@ const DEV_PLATFORM_WALLET_FUNDS = parseEther('10000');
  */
 async function setUpDevChain(
   db: DatabaseHandle['db'],
-  keyring: Keyring,
+  deps: Deps,
   chain: DevChain,
   bootstrap: BootstrapResult | undefined,
 ): Promise<void> {
@@ -110,13 +108,12 @@ async function setUpDevChain(
     .transaction()
     .execute((tx) => registerDevChainNetwork(tx, chain.chainId, chain.rpcUrl));
   // Two instances starting together may both create it: the loser reads the winner's.
-  const wallet = await ensurePlatformWallet(db, keyring, funded.privateKey).catch((error: unknown) => {
-    if (isUniqueViolation(error, 'wallets_platform_key')) return ensurePlatformWallet(db, keyring);
+  const wallet = await ensurePlatformWallet(db, deps.keyring, funded.privateKey).catch((error: unknown) => {
+    if (isUniqueViolation(error, 'wallets_platform_key')) return ensurePlatformWallet(db, deps.keyring);
     throw error;
   });
   // A platform wallet made before the dev chain (another key) is funded on it instead.
-  const client = chainClients.forNetwork({ id: network.id, url: networkConfigOf(network).url });
-  if ((await client.balance(wallet.address as Hex)) === 0n) {
+  if ((await chainClientOf(deps, network).balance(wallet.address as Hex)) === 0n) {
     await createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl) }).setBalance({
       address: wallet.address as Hex,
       value: DEV_PLATFORM_WALLET_FUNDS,

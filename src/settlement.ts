@@ -1,22 +1,20 @@
-import { collectionSettlementHandlers } from './modules/collections/collections.settlement.ts';
-import { mintRequestSettlementHandlers } from './modules/mint-requests/mint-requests.settlement.ts';
+import { settleDeployment } from './modules/collections/collections.service.ts';
+import { settleMintTransaction } from './modules/mint-requests/mint-requests.service.ts';
 import type { SettlementHandlers } from './modules/transactions/transaction-settled.task.ts';
-import { transferRequestSettlementHandlers } from './modules/transfer-requests/transfer-requests.settlement.ts';
+import { settleTransferTransaction } from './modules/transfer-requests/transfer-requests.service.ts';
 
-/** Every module's reactions to settled transactions, merged by transaction type. */
-export function allSettlementHandlers(): SettlementHandlers {
-  const merged: SettlementHandlers = {};
-  for (const handlers of [
-    collectionSettlementHandlers,
-    mintRequestSettlementHandlers,
-    transferRequestSettlementHandlers,
-  ]) {
-    for (const [type, list] of Object.entries(handlers) as [
-      keyof SettlementHandlers,
-      SettlementHandlers[keyof SettlementHandlers],
-    ][]) {
-      merged[type] = [...(merged[type] ?? []), ...(list ?? [])];
-    }
-  }
-  return merged;
-}
+/** Every module's reaction to a settled transaction, by transaction type (exhaustive). */
+export const settlementHandlers: SettlementHandlers = {
+  // The collection's deployment leaves PENDING.
+  DEPLOY: [settleDeployment],
+  // Mint and transfer requests follow their transaction.
+  MINT: [settleMintTransaction],
+  TRANSFER: [settleTransferTransaction],
+  // Nothing is waiting on these: their outcome shows on the transaction itself. royalty_info is
+  // stored when edited (ROYALTY_UPDATE only mirrors it); funding and gap fills are the relayer's.
+  FUNCTION_EXECUTE: [],
+  FUNDING: [],
+  VOUCHER_SETUP: [],
+  ROYALTY_UPDATE: [],
+  NONCE_GAP_FILL: [],
+};

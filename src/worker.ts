@@ -17,7 +17,7 @@ import {
   TRANSACTION_SETTLED_TASK,
   TRANSACTIONS_CHANNEL,
 } from './modules/transactions/transactions.repository.ts';
-import { allSettlementHandlers } from './settlement.ts';
+import { settlementHandlers } from './settlement.ts';
 
 export interface WorkerOptions {
   delivery: Delivery;
@@ -52,9 +52,8 @@ export async function buildWorker(
     taskList: {
       [SEND_MAIL_TASK]: sendMailTask(ctx.db, options.delivery, ctx.logger),
       [TRANSACTION_SETTLED_TASK]: transactionSettledTask(
-        ctx.db,
-        options.settlementHandlers ?? allSettlementHandlers(),
-        ctx.logger,
+        ctx,
+        options.settlementHandlers ?? settlementHandlers,
       ),
       [MAINTENANCE_TASK]: async () => {
         await deleteExpiredIdempotencyKeys(ctx.db);
@@ -62,10 +61,7 @@ export async function buildWorker(
       },
     },
   });
-  const relayer = new Relayer({
-    db: ctx.db,
-    keyring: ctx.keyring,
-    logger: ctx.logger,
+  const relayer = new Relayer(ctx, {
     instanceId: `relayer-${uuidv7()}`,
     pollMs: options.relayerPollMs ?? 500,
   });

@@ -4,12 +4,11 @@ import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { bootstrapAdmin } from '../src/bootstrap.ts';
 import { type Config, parseConfig } from '../src/config.ts';
-import type { AppContext } from '../src/context.ts';
+import { type AppContext, createAppContext } from '../src/context.ts';
 import { createDatabase, type DatabaseHandle } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
 import type { App } from '../src/http/types.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
-import { createKeyring } from '../src/lib/secrets.ts';
 import { createLogger } from '../src/logger.ts';
 import { hashPassword } from '../src/modules/auth/auth.service.ts';
 import { signToken } from '../src/modules/auth/tokens.ts';
@@ -139,12 +138,7 @@ export async function setupTest(configOverrides: Record<string, string> = {}): P
   const { url, drop } = await createTestDatabase();
   const config = testConfig(url, configOverrides);
   const database = createDatabase(url, { max: 10 });
-  const ctx: AppContext = {
-    config,
-    db: database.db,
-    keyring: createKeyring(config.secretKey),
-    logger: createLogger('silent'),
-  };
+  const ctx: AppContext = createAppContext(config, database.db, createLogger('silent'));
   const bootstrap = await bootstrapAdmin(database.db, config);
   if (!bootstrap) throw new Error('bootstrap admin was not created');
   const app = await buildApp(ctx);
@@ -195,7 +189,7 @@ export async function setupTest(configOverrides: Record<string, string> = {}): P
   };
 
   const newOrganization: TestEnv['createOrganization'] = async (name, fields = {}) => {
-    const row = await createOrganization(database.db, ctx.keyring, {
+    const row = await createOrganization(database.db, ctx, {
       name: name ?? `Org ${++counter} ${randomBytes(3).toString('hex')}`,
       ...fields,
     });

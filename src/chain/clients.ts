@@ -12,6 +12,7 @@ export interface NetworkEndpoint {
  * /v1/networks/{id}), the next call builds a client for the new node and drops the old one, so
  * no instance keeps talking to a node the network no longer points at. Holds no state that
  * another instance would need to see: every instance builds its own clients from the database.
+ * One per process, in the AppContext (src/context.ts).
  */
 export interface ChainClients {
   forNetwork(network: NetworkEndpoint): ChainClient;
@@ -32,6 +33,3 @@ export function createChainClients(options: { timeoutMs?: number } = {}): ChainC
     },
   };
 }
-
-/** The process's clients, shared by the API and the worker. */
-export const chainClients: ChainClients = createChainClients();

@@ -52,7 +52,7 @@ export async function authorize(ctx: AppContext, request: FastifyRequest): Promi
   if (access.kind === 'public') return;
   const credential = credentialOf(request);
   if (credential === undefined) throw new ApiError('UNAUTHENTICATED', 'credentials are required');
-  const principal = await authenticate(ctx, credential);
+  const principal = await authenticate(ctx.db, ctx, credential);
   if (!principal) throw new ApiError('UNAUTHENTICATED', 'the credentials are invalid, expired or revoked');
   request.principal = principal;
   // API.md §2: an organization that requires MFA locks its users without MFA out of all but /v1/me*.

@@ -8,7 +8,7 @@ import type {
   TransactionRow,
   WalletRow,
 } from '../../src/db/schema.ts';
-import { findOrganizationWallet } from '../../src/modules/wallets/wallets.service.ts';
+import { organizationWalletOf } from '../../src/modules/wallets/wallets.service.ts';
 import { defaultFromAddress } from '../../src/service.ts';
 import { buildWorker, type Worker } from '../../src/worker.ts';
 import { insertCollection } from '../factories.ts';
@@ -64,7 +64,7 @@ export async function setupFlowTest(configOverrides: Record<string, string> = {}
       .set({ network_ids: [CHAIN_ID] })
       .where('id', '=', organization.id)
       .execute();
-    const wallet = (await findOrganizationWallet(env.database.db, organization.id))!;
+    const wallet = await organizationWalletOf(env.database.db, organization.id);
     await chain.publicClient.request({
       method: 'anvil_setBalance' as never,
       params: [wallet.address, `0x${(10n ** 22n).toString(16)}`] as never,

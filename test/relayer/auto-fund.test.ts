@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Hex } from 'viem';
-import { ensurePlatformWallet, findOrganizationWallet } from '../../src/modules/wallets/wallets.service.ts';
+import { ensurePlatformWallet, organizationWalletOf } from '../../src/modules/wallets/wallets.service.ts';
 import { type RelayerTest, setupRelayerTest } from './harness.ts';
 
 describe('relayer: autoFund', () => {
@@ -23,7 +23,7 @@ describe('relayer: autoFund', () => {
       .set({ auto_fund: true })
       .where('id', '=', funded.id)
       .execute();
-    const wallet = (await findOrganizationWallet(t.env.database.db, funded.id))!;
+    const wallet = await organizationWalletOf(t.env.database.db, funded.id);
     assert.equal(await t.client.balance(wallet.address as Hex), 0n);
     const { rows, recipients, values } = await t.queueTransfers(3, wallet);
     t.relayer().start();
@@ -45,7 +45,7 @@ describe('relayer: autoFund', () => {
 
   it('does not top up an organization without auto_fund: its transaction waits, reporting why', async () => {
     const organization = await t.env.createOrganization();
-    const wallet = (await findOrganizationWallet(t.env.database.db, organization.id))!;
+    const wallet = await organizationWalletOf(t.env.database.db, organization.id);
     const { rows } = await t.queueTransfers(1, wallet);
     t.relayer().start();
     const deadline = Date.now() + 20_000;

@@ -40,10 +40,7 @@ describe('relayer: crashes never send a transaction twice or lose one', () => {
       const { rows, recipients, values } = await t.queueTransfers(8);
       // Instance A signs and stores every row, then dies in its first broadcast (never stopped:
       // a crashed process releases nothing, its lease just expires).
-      const crashed = new Relayer({
-        db: t.env.database.db,
-        keyring: t.env.ctx.keyring,
-        logger: t.env.ctx.logger,
+      const crashed = new Relayer(t.env.ctx, {
         instanceId: `crashed-${sendFirst}`,
         pollMs: 50,
         leaseSeconds: 1,

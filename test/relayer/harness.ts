@@ -6,7 +6,7 @@ import { type ChainClient, createChainClient } from '../../src/chain/rpc.ts';
 import type { NetworkConfig, NetworkRow, TransactionRow, WalletRow } from '../../src/db/schema.ts';
 import { Relayer, type RelayerOptions } from '../../src/modules/transactions/relayer.ts';
 import { queueTransaction } from '../../src/modules/transactions/transactions.service.ts';
-import { findOrganizationWallet } from '../../src/modules/wallets/wallets.service.ts';
+import { organizationWalletOf } from '../../src/modules/wallets/wallets.service.ts';
 import { setupTest, type TestEnv } from '../harness.ts';
 
 export const CHAIN_ID = 31337;
@@ -64,7 +64,7 @@ export async function setupRelayerTest(
   };
   await env.insertNetwork(CHAIN_ID, networkConfig(chain.rpcUrl, config), 'anvil');
   const organization = await env.createOrganization();
-  const wallet = (await findOrganizationWallet(env.database.db, organization.id))!;
+  const wallet = await organizationWalletOf(env.database.db, organization.id);
   await rpc('anvil_setBalance', [wallet.address, `0x${(10n ** 22n).toString(16)}`]);
 
   return {
@@ -103,10 +103,7 @@ export async function setupRelayerTest(
       return { rows, recipients, values };
     },
     relayer(options = {}) {
-      const relayer = new Relayer({
-        db: env.database.db,
-        keyring: env.ctx.keyring,
-        logger: env.ctx.logger,
+      const relayer = new Relayer(env.ctx, {
         instanceId: `test-${randomBytes(4).toString('hex')}`,
         pollMs: 100,
         ...options,

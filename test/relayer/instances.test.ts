@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Hex } from 'viem';
-import { findOrganizationWallet } from '../../src/modules/wallets/wallets.service.ts';
+import { organizationWalletOf } from '../../src/modules/wallets/wallets.service.ts';
 import { type RelayerTest, setupRelayerTest } from './harness.ts';
 
 describe('relayer: several worker instances on one database', () => {
@@ -15,7 +15,7 @@ describe('relayer: several worker instances on one database', () => {
     const wallets = [t.wallet];
     for (let i = 0; i < 2; i++) {
       const organization = await t.env.createOrganization();
-      const wallet = (await findOrganizationWallet(t.env.database.db, organization.id))!;
+      const wallet = await organizationWalletOf(t.env.database.db, organization.id);
       await t.rpc('anvil_setBalance', [wallet.address, `0x${(10n ** 21n).toString(16)}`]);
       wallets.push(wallet);
     }

@@ -1,5 +1,5 @@
 import argon2 from 'argon2';
-import type { AppContext } from '../../context.ts';
+import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import type { OrganizationRow, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -45,21 +45,21 @@ const dummyPasswordHash = () => (dummyHash ??= argon2.hash('not-a-real-password-
 
 export type LoginOutcome = Session | MfaChallenge;
 
-async function issueSession(ctx: AppContext, user: UserRow): Promise<Session> {
+async function issueSession(deps: Deps, user: UserRow): Promise<Session> {
   const access_token = await signToken(
-    ctx.keyring,
+    deps.keyring,
     'access',
     { userId: user.id, sessionVersion: user.session_version },
-    ctx.config.accessTokenTtlSeconds,
+    deps.config.accessTokenTtlSeconds,
   );
   return { access_token, user: toUser(user) };
 }
 
 /** A user with MFA gets a challenge instead of a session, whichever way the password was proven. */
-async function sessionOrChallenge(ctx: AppContext, user: UserRow): Promise<LoginOutcome> {
-  if (!user.mfa_enabled) return issueSession(ctx, user);
+async function sessionOrChallenge(deps: Deps, user: UserRow): Promise<LoginOutcome> {
+  if (!user.mfa_enabled) return issueSession(deps, user);
   const mfa_token = await signToken(
-    ctx.keyring,
+    deps.keyring,
     'mfa',
     { userId: user.id, sessionVersion: user.session_version },
     MFA_TOKEN_TTL_SECONDS,
@@ -74,26 +74,31 @@ async function assertOrganizationEnabled(db: Executor, user: UserRow): Promise<O
   return organization;
 }
 
-export async function login(ctx: AppContext, body: LoginBody, ip: string): Promise<LoginOutcome> {
+export async function login(db: Executor, deps: Deps, body: LoginBody, ip: string): Promise<LoginOutcome> {
   const email = body.email.toLowerCase();
-  await hitRateLimit(ctx.db, LIMITS.loginPerIp, ip);
-  await checkRateLimit(ctx.db, LIMITS.failedLoginPerAccount, email);
-  const user = await users.findUserByEmail(ctx.db, email);
+  await hitRateLimit(db, LIMITS.loginPerIp, ip);
+  await checkRateLimit(db, LIMITS.failedLoginPerAccount, email);
+  const user = await users.findUserByEmail(db, email);
   const valid = await verifyPassword(user?.password_hash ?? null, body.password);
   if (!user || !valid || !user.active) {
-    await countFailure(ctx, email);
+    await countFailure(db, email);
     throw new ApiError('INVALID_CREDENTIALS', 'email or password is wrong');
   }
-  await assertOrganizationEnabled(ctx.db, user);
-  return sessionOrChallenge(ctx, user);
+  await assertOrganizationEnabled(db, user);
+  return sessionOrChallenge(deps, user);
 }
 
-export async function loginWithMfa(ctx: AppContext, body: LoginMfaBody, ip: string): Promise<Session> {
-  await hitRateLimit(ctx.db, LIMITS.loginPerIp, ip);
-  const claims = await verifyToken(ctx.keyring, 'mfa', body.mfa_token);
+export async function loginWithMfa(
+  db: Executor,
+  deps: Deps,
+  body: LoginMfaBody,
+  ip: string,
+): Promise<Session> {
+  await hitRateLimit(db, LIMITS.loginPerIp, ip);
+  const claims = await verifyToken(deps.keyring, 'mfa', body.mfa_token);
   if (!claims) throw new ApiError('INVALID_CREDENTIALS', 'the MFA token is invalid or expired');
-  await checkRateLimit(ctx.db, LIMITS.failedLoginPerAccount, claims.userId);
-  const session = await ctx.db.transaction().execute(async (tx) => {
+  await checkRateLimit(db, LIMITS.failedLoginPerAccount, claims.userId);
+  const session = await db.transaction().execute(async (tx) => {
     const user = await users.findUserByIdForUpdate(tx, claims.userId);
     if (
       !user?.active ||
@@ -103,16 +108,16 @@ export async function loginWithMfa(ctx: AppContext, body: LoginMfaBody, ip: stri
     ) {
       throw new ApiError('INVALID_CREDENTIALS', 'the MFA token is invalid or expired');
     }
-    const step = totpStep(body.code, ctx.keyring.decrypt(user.mfa_secret));
+    const step = totpStep(body.code, deps.keyring.decrypt(user.mfa_secret));
     if (step === undefined || (user.mfa_last_step !== null && step <= Number(user.mfa_last_step))) {
       return undefined;
     }
     await assertOrganizationEnabled(tx, user);
     const updated = await users.updateUser(tx, user.id, { mfa_last_step: step });
-    return issueSession(ctx, updated);
+    return issueSession(deps, updated);
   });
   if (!session) {
-    await countFailure(ctx, claims.userId);
+    await countFailure(db, claims.userId);
     throw new ApiError('INVALID_CREDENTIALS', 'the code is wrong or was already used');
   }
   return session;
@@ -123,9 +128,9 @@ export async function loginWithMfa(ctx: AppContext, body: LoginMfaBody, ip: stri
  * the hit takes a pool connection of its own, and waiting for one while holding a user row lock
  * deadlocks once concurrent attempts on that row hold every connection of the pool.
  */
-async function countFailure(ctx: AppContext, account: string): Promise<void> {
+async function countFailure(db: Executor, account: string): Promise<void> {
   try {
-    await hitRateLimit(ctx.db, LIMITS.failedLoginPerAccount, account);
+    await hitRateLimit(db, LIMITS.failedLoginPerAccount, account);
   } catch (error) {
     // Reaching the limit with this failure still answers the failure; the next attempt is refused.
     if (!(error instanceof ApiError && error.code === 'RATE_LIMITED')) throw error;
@@ -133,9 +138,14 @@ async function countFailure(ctx: AppContext, account: string): Promise<void> {
 }
 
 /** Confirms an invited user's email with the emailed token and sets the first password. */
-export async function verifyUser(ctx: AppContext, body: VerifyUserBody, ip: string): Promise<LoginOutcome> {
-  await hitRateLimit(ctx.db, LIMITS.resetPerIp, ip);
-  return ctx.db.transaction().execute(async (tx) => {
+export async function verifyUser(
+  db: Executor,
+  deps: Deps,
+  body: VerifyUserBody,
+  ip: string,
+): Promise<LoginOutcome> {
+  await hitRateLimit(db, LIMITS.resetPerIp, ip);
+  return db.transaction().execute(async (tx) => {
     const user = await users.findUserByEmail(tx, body.email);
     const token = await users.findUnusedUserToken(tx, 'VERIFY', sha256(body.token));
     if (!user || !token || token.user_id !== user.id || !user.active) {
@@ -151,16 +161,21 @@ export async function verifyUser(ctx: AppContext, body: VerifyUserBody, ip: stri
       password_hash: await hashPassword(body.password),
       verified_at: user.verified_at ?? new Date(),
     });
-    return sessionOrChallenge(ctx, updated);
+    return sessionOrChallenge(deps, updated);
   });
 }
 
 /** Always the same answer, whether or not the email belongs to an account with a password. */
-export async function forgotPassword(ctx: AppContext, body: ForgotPasswordBody, ip: string): Promise<void> {
+export async function forgotPassword(
+  db: Executor,
+  deps: Deps,
+  body: ForgotPasswordBody,
+  ip: string,
+): Promise<void> {
   const email = body.email.toLowerCase();
-  await hitRateLimit(ctx.db, LIMITS.forgotPerIp, ip);
-  await hitRateLimit(ctx.db, LIMITS.forgotPerAccount, email);
-  await ctx.db.transaction().execute(async (tx) => {
+  await hitRateLimit(db, LIMITS.forgotPerIp, ip);
+  await hitRateLimit(db, LIMITS.forgotPerAccount, email);
+  await db.transaction().execute(async (tx) => {
     const user = await users.findUserByEmail(tx, email);
     // Only accounts that have a password can reset it (not invited users who never verified).
     if (!user?.active || user.password_hash === null) return;
@@ -176,7 +191,7 @@ export async function forgotPassword(ctx: AppContext, body: ForgotPasswordBody, 
       hash: sha256(token),
       expiresAt,
     });
-    const resetUrl = new URL(`${ctx.config.http.publicBaseUrl}/reset-password`);
+    const resetUrl = new URL(`${deps.config.http.publicBaseUrl}/reset-password`);
     resetUrl.searchParams.set('token', token);
     await queueMail(tx, {
       organizationId: user.organization_id,
@@ -193,15 +208,16 @@ export async function forgotPassword(ctx: AppContext, body: ForgotPasswordBody, 
 }
 
 export async function resetPassword(
-  ctx: AppContext,
+  db: Executor,
+  deps: Deps,
   body: ResetPasswordBody,
   ip: string,
 ): Promise<LoginOutcome> {
-  await hitRateLimit(ctx.db, LIMITS.resetPerIp, ip);
+  await hitRateLimit(db, LIMITS.resetPerIp, ip);
   const hash = sha256(body.token);
-  const pending = await users.findUnusedUserToken(ctx.db, 'RESET_PASSWORD', hash);
-  if (pending) await hitRateLimit(ctx.db, LIMITS.resetPerAccount, pending.user_id);
-  return ctx.db.transaction().execute(async (tx) => {
+  const pending = await users.findUnusedUserToken(db, 'RESET_PASSWORD', hash);
+  if (pending) await hitRateLimit(db, LIMITS.resetPerAccount, pending.user_id);
+  return db.transaction().execute(async (tx) => {
     const token = await users.consumeUserToken(tx, 'RESET_PASSWORD', hash);
     const user = token && (await users.findUserByIdForUpdate(tx, token.user_id));
     if (!user?.active) throw new ApiError('INVALID_CREDENTIALS', 'the reset token is invalid or expired');
@@ -209,61 +225,68 @@ export async function resetPassword(
     const updated = await users.updateUserRevokingSessions(tx, user.id, {
       password_hash: await hashPassword(body.password),
     });
-    return sessionOrChallenge(ctx, updated);
+    return sessionOrChallenge(deps, updated);
   });
 }
 
 export async function changePassword(
-  ctx: AppContext,
+  db: Executor,
+  deps: Deps,
   principal: Principal,
   body: ChangePasswordBody,
 ): Promise<Session> {
   // The same account key as log in (its lower-cased email), so both count towards one lock.
   const account = principal.email.toLowerCase();
-  await checkRateLimit(ctx.db, LIMITS.failedLoginPerAccount, account);
+  await checkRateLimit(db, LIMITS.failedLoginPerAccount, account);
   const wrongOldPassword = () =>
     new ApiError('VALIDATION_FAILED', 'old_password is not the current password', {
       fields: [{ path: '/old_password', message: 'is not the current password' }],
     });
   // Hashing is slow: it runs before the transaction, so no connection or row lock waits on it.
-  const current = await users.findUserById(ctx.db, principal.userId);
+  const current = await users.findUserById(db, principal.userId);
   if (!current) throw new ApiError('UNAUTHENTICATED', 'the account no longer exists');
   if (!(await verifyPassword(current.password_hash, body.old_password))) {
-    await countFailure(ctx, account);
+    await countFailure(db, account);
     throw wrongOldPassword();
   }
   const passwordHash = await hashPassword(body.new_password);
-  return ctx.db.transaction().execute(async (tx) => {
+  return db.transaction().execute(async (tx) => {
     const user = await users.findUserByIdForUpdate(tx, principal.userId);
     if (!user) throw new ApiError('UNAUTHENTICATED', 'the account no longer exists');
     // Changed by a concurrent request since it was checked: old_password is no longer current.
     if (user.password_hash !== current.password_hash) throw wrongOldPassword();
     const updated = await users.updateUserRevokingSessions(tx, user.id, { password_hash: passwordHash });
-    return issueSession(ctx, updated);
+    return issueSession(deps, updated);
   });
 }
 
 export async function startMfaEnrollment(
-  ctx: AppContext,
+  db: Executor,
+  deps: Deps,
   principal: Principal,
 ): Promise<{ secret: string; otpauth_url: string }> {
-  const user = await users.findUserById(ctx.db, principal.userId);
+  const user = await users.findUserById(db, principal.userId);
   if (!user) throw new ApiError('UNAUTHENTICATED', 'the account no longer exists');
   if (user.mfa_enabled) throw new ApiError('INVALID_STATE', 'MFA is already on for this account');
   const secret = newTotpSecret();
-  await users.updateUser(ctx.db, user.id, { mfa_pending_secret: ctx.keyring.encrypt(secret) });
+  await users.updateUser(db, user.id, { mfa_pending_secret: deps.keyring.encrypt(secret) });
   return { secret, otpauth_url: otpauthUrl(user.email, secret) };
 }
 
 /** Turns MFA on; every older token is revoked and a fresh session is returned. */
-export async function confirmMfa(ctx: AppContext, principal: Principal, code: string): Promise<Session> {
-  return ctx.db.transaction().execute(async (tx) => {
+export async function confirmMfa(
+  db: Executor,
+  deps: Deps,
+  principal: Principal,
+  code: string,
+): Promise<Session> {
+  return db.transaction().execute(async (tx) => {
     const user = await users.findUserByIdForUpdate(tx, principal.userId);
     if (!user) throw new ApiError('UNAUTHENTICATED', 'the account no longer exists');
     if (user.mfa_enabled) throw new ApiError('INVALID_STATE', 'MFA is already on for this account');
     if (user.mfa_pending_secret === null)
       throw new ApiError('INVALID_STATE', 'start MFA enrolment first (POST /v1/me/mfa)');
-    const step = totpStep(code, ctx.keyring.decrypt(user.mfa_pending_secret));
+    const step = totpStep(code, deps.keyring.decrypt(user.mfa_pending_secret));
     if (step === undefined) {
       throw new ApiError('VALIDATION_FAILED', 'the code is wrong', {
         fields: [{ path: '/code', message: 'is wrong' }],
@@ -275,7 +298,7 @@ export async function confirmMfa(ctx: AppContext, principal: Principal, code: st
       mfa_pending_secret: null,
       mfa_last_step: step,
     });
-    return issueSession(ctx, updated);
+    return issueSession(deps, updated);
   });
 }
 
@@ -285,9 +308,13 @@ export const API_KEY_PREFIX = 'tis_';
  * Resolves credentials to a principal, or undefined when they are missing, malformed, expired,
  * revoked, or belong to an inactive user or a disabled organization.
  */
-export async function authenticate(ctx: AppContext, credential: string): Promise<Principal | undefined> {
+export async function authenticate(
+  db: Executor,
+  deps: Deps,
+  credential: string,
+): Promise<Principal | undefined> {
   if (credential.startsWith(API_KEY_PREFIX)) {
-    const row = await ctx.db
+    const row = await db
       .selectFrom('api_keys')
       .innerJoin('users', 'users.id', 'api_keys.user_id')
       .innerJoin('organizations', 'organizations.id', 'users.organization_id')
@@ -310,7 +337,7 @@ export async function authenticate(ctx: AppContext, credential: string): Promise
     if (!row || row.revoked_at !== null || !row.active || !row.is_enabled) return undefined;
     if (row.expiration !== null && row.expiration.getTime() <= Date.now()) return undefined;
     if (row.last_used === null || Date.now() - row.last_used.getTime() > LAST_SEEN_PRECISION_MS) {
-      await ctx.db
+      await db
         .updateTable('api_keys')
         .set({ last_used: new Date() })
         .where('id', '=', row.api_key_id)
@@ -318,9 +345,9 @@ export async function authenticate(ctx: AppContext, credential: string): Promise
     }
     return principalOf(row, 'api_key', row.api_key_id);
   }
-  const claims = await verifyToken(ctx.keyring, 'access', credential);
+  const claims = await verifyToken(deps.keyring, 'access', credential);
   if (!claims) return undefined;
-  const row = await ctx.db
+  const row = await db
     .selectFrom('users')
     .innerJoin('organizations', 'organizations.id', 'users.organization_id')
     .select([
@@ -340,7 +367,7 @@ export async function authenticate(ctx: AppContext, credential: string): Promise
   if (!row?.active || !row.is_enabled || row.session_version !== claims.sessionVersion) return undefined;
   // last_seen is kept to the minute: most requests read it and write nothing.
   if (row.last_seen === null || Date.now() - row.last_seen.getTime() > LAST_SEEN_PRECISION_MS) {
-    await users.touchLastSeen(ctx.db, row.user_id);
+    await users.touchLastSeen(db, row.user_id);
   }
   return principalOf(row, 'access_token', undefined);
 }

@@ -19,8 +19,8 @@ import {
   type TokenType,
   tokenTypesOf,
 } from '../../chain/capabilities.ts';
-import type { ChainClients } from '../../chain/clients.ts';
 import { contractSymbol, probeContract } from '../../chain/probe.ts';
+import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type {
@@ -39,10 +39,10 @@ import { uuidv7 } from '../../lib/ids.ts';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
 import { parseAbiJson } from '../contracts/abi-json.ts';
 import { parseCustomContract } from '../contracts/contracts.service.ts';
-import { findNetwork, networkConfigOf } from '../networks/networks.service.ts';
+import { chainClientOf, findNetwork } from '../networks/networks.service.ts';
 import { findOrganization } from '../organizations/organizations.service.ts';
 import { queueTransaction } from '../transactions/transactions.service.ts';
-import { findOrganizationWallet } from '../wallets/wallets.service.ts';
+import { organizationWalletOf } from '../wallets/wallets.service.ts';
 import * as repo from './collections.repository.ts';
 import type {
   Collection,
@@ -55,13 +55,6 @@ import type {
 } from './collections.schemas.ts';
 
 export type { CollectionRow } from '../../db/schema.ts';
-
-/** What deployments need from the process. */
-export interface DeploymentDeps {
-  clients: ChainClients;
-  /** PUBLIC_BASE_URL: the platform contracts' metadata URIs point at it. */
-  publicBaseUrl: string;
-}
 
 export function toCollection(row: CollectionRow): Collection {
   return {
@@ -142,7 +135,7 @@ export function listCollections(
  */
 export async function createCollection(
   db: Executor,
-  deps: DeploymentDeps,
+  deps: Deps,
   principal: Principal,
   body: CreateCollectionBody,
 ): Promise<CollectionRow> {
@@ -237,7 +230,7 @@ export async function editCollection(
  */
 export async function submitDeploymentRequest(
   db: Executor,
-  deps: DeploymentDeps,
+  deps: Deps,
   principal: Principal,
   id: string,
   request: DeploymentRequest,
@@ -303,7 +296,7 @@ interface DeploymentPlan {
  */
 async function deploy(
   db: Executor,
-  deps: DeploymentDeps,
+  deps: Deps,
   collection: CollectionRow,
   request: DeploymentRequest,
   at: string,
@@ -316,8 +309,7 @@ async function deploy(
   }
   checkTypeObjects(request, at);
   const network = await allowedNetwork(db, collection.organization_id, request.network_id, at);
-  const wallet = await findOrganizationWallet(db, collection.organization_id);
-  if (!wallet) throw new Error(`organization ${collection.organization_id} has no wallet`);
+  const wallet = await organizationWalletOf(db, collection.organization_id);
 
   let plan: DeploymentPlan;
   switch (request.type) {
@@ -409,7 +401,7 @@ async function allowedNetwork(
 }
 
 function platformPlan(
-  deps: DeploymentDeps,
+  deps: Deps,
   collection: CollectionRow,
   wallet: WalletRow,
   platform: NonNullable<DeploymentRequest['platform']>,
@@ -423,7 +415,7 @@ function platformPlan(
   if (owner === zeroAddress)
     throw validationFailed('owner cannot be the zero address', `${at}/owner`, 'must not be the zero address');
   const royalty = collection.royalty_info;
-  const metadataBase = `${deps.publicBaseUrl}/v1/metadata/${collection.id}`;
+  const metadataBase = `${deps.config.http.publicBaseUrl}/v1/metadata/${collection.id}`;
   // Constructor: (name, symbol, baseURI, contractURI, admin, maxSupply, royaltyReceiver, royaltyBps).
   // The organization's wallet is the admin: it mints and signs vouchers.
   const deployData = encodeDeployData({
@@ -466,15 +458,17 @@ function customPlan(custom: NonNullable<DeploymentRequest['custom']>, at: string
 }
 
 async function externalPlan(
-  deps: DeploymentDeps,
+  deps: Deps,
   network: NetworkRow,
   external: NonNullable<DeploymentRequest['external']>,
   at: string,
 ): Promise<DeploymentPlan> {
   const address = checkedAddress(external.address, `${at}/address`);
   const givenAbi = external.abi == null ? undefined : parseAbiJson(external.abi, `${at}/abi`);
-  const client = deps.clients.forNetwork({ id: network.id, url: networkConfigOf(network).url });
-  const probed = await probeContract(client, address, { tokenType: external.token_type, abi: givenAbi });
+  const probed = await probeContract(chainClientOf(deps, network), address, {
+    tokenType: external.token_type,
+    abi: givenAbi,
+  });
   if (!probed) {
     throw validationFailed(
       `there is no contract at ${address} on network ${network.id}`,
@@ -536,11 +530,7 @@ const GRANT_ROLE_ABI = parseAbi(['function grantRole(bytes32 role, address accou
  * FAILED (reverted or cancelled). Other DEPLOY rows and collections no longer PENDING are left
  * alone, so a retried job changes nothing.
  */
-export async function settleDeployment(
-  db: Executor,
-  clients: ChainClients,
-  transaction: TransactionRow,
-): Promise<void> {
+export async function settleDeployment(db: Executor, deps: Deps, transaction: TransactionRow): Promise<void> {
   const collection = await repo.findCollectionByDeploymentForUpdate(db, transaction.id);
   if (collection?.deployment_status !== 'PENDING') return;
   const succeeded =
@@ -561,7 +551,7 @@ export async function settleDeployment(
   }
   const address = getAddress(transaction.contract_address!);
   const abi = (collection.abi ?? []) as Abi;
-  const symbol = collection.symbol ?? (await readSymbol(db, clients, transaction.network_id, address, abi));
+  const symbol = collection.symbol ?? (await readSymbol(db, deps, transaction.network_id, address, abi));
   await repo.updateCollection(db, collection.id, {
     deployment_status: 'SUCCESS',
     contract_address: address,
@@ -570,8 +560,7 @@ export async function settleDeployment(
   });
   if (collection.owner_address) {
     // The requested owner administers the contract too (DEFAULT_ADMIN_ROLE is bytes32 0).
-    const wallet = await findOrganizationWallet(db, collection.organization_id);
-    if (!wallet) throw new Error(`organization ${collection.organization_id} has no wallet`);
+    const wallet = await organizationWalletOf(db, collection.organization_id);
     await queueTransaction(db, {
       networkId: transaction.network_id,
       wallet,
@@ -592,7 +581,7 @@ export async function settleDeployment(
  */
 async function readSymbol(
   db: Executor,
-  clients: ChainClients,
+  deps: Deps,
   networkId: number,
   address: Address,
   abi: Abi,
@@ -607,7 +596,7 @@ async function readSymbol(
   );
   const network = symbolFunction && (await findNetwork(db, networkId));
   if (!symbolFunction || !network) return '';
-  return contractSymbol(clients.forNetwork({ id: network.id, url: networkConfigOf(network).url }), address);
+  return contractSymbol(chainClientOf(deps, network), address);
 }
 
 // ---------------------------------------------------------------------------------- royalties
@@ -657,8 +646,7 @@ async function updateRoyaltyOnChain(
       );
     data = encodeFunctionData({ abi: ROYALTY_ABI, functionName: 'deleteDefaultRoyalty' });
   }
-  const wallet = await findOrganizationWallet(db, collection.organization_id);
-  if (!wallet) throw new Error(`organization ${collection.organization_id} has no wallet`);
+  const wallet = await organizationWalletOf(db, collection.organization_id);
   await queueTransaction(db, {
     networkId: collection.network_id!,
     wallet,

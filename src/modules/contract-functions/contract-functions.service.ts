@@ -10,8 +10,8 @@ import {
   type Hex,
 } from 'viem';
 import { canonicalSignature, functionSelector } from '../../chain/capabilities.ts';
-import type { ChainClients } from '../../chain/clients.ts';
 import { classifyRpcError, readableReason } from '../../chain/rpc.ts';
+import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
@@ -19,9 +19,9 @@ import { paginateStatic } from '../../http/static-pagination.ts';
 import type { Principal } from '../auth/principal.ts';
 import { type CollectionRow, getCollectionRow } from '../collections/collections.service.ts';
 import { abiValuesFromJson } from '../contracts/abi-json.ts';
-import { findNetwork, networkConfigOf } from '../networks/networks.service.ts';
+import { chainClientFor } from '../networks/networks.service.ts';
 import { queueTransaction } from '../transactions/transactions.service.ts';
-import { findOrganizationWallet } from '../wallets/wallets.service.ts';
+import { organizationWalletOf } from '../wallets/wallets.service.ts';
 import { abiOutputsToJson, abiValueToJson } from './abi-to-json.ts';
 import * as repo from './contract-functions.repository.ts';
 import type { CallResult, ContractFunction, ExecuteResult } from './contract-functions.schemas.ts';
@@ -214,7 +214,7 @@ function revertDetail(revert: ContractFunctionRevertedError): string {
  */
 export async function callContractFunction(
   db: Executor,
-  clients: ChainClients,
+  deps: Deps,
   principal: Principal,
   collectionId: string,
   functionId: string,
@@ -230,10 +230,7 @@ export async function callContractFunction(
   }
   const contract = deployedContract(collection);
   const { values } = encodeCall(entry, args);
-  const network = await findNetwork(db, contract.networkId);
-  if (!network) throw new ApiError('INVALID_STATE', `network ${contract.networkId} is not registered`);
-  if (!network.enabled) throw new ApiError('INVALID_STATE', `network ${contract.networkId} is disabled`);
-  const client = clients.forNetwork({ id: network.id, url: networkConfigOf(network).url });
+  const { client } = await chainClientFor(db, deps, contract.networkId);
 
   let raw: unknown;
   try {
@@ -312,8 +309,7 @@ export async function executeContractFunction(
   }
   const contract = deployedContract(collection);
   const { data } = encodeCall(entry, args);
-  const wallet = await findOrganizationWallet(db, collection.organization_id);
-  if (!wallet) throw new Error(`organization ${collection.organization_id} has no wallet`);
+  const wallet = await organizationWalletOf(db, collection.organization_id);
   const transaction = await queueTransaction(db, {
     networkId: contract.networkId,
     wallet,

@@ -5,7 +5,7 @@ import {
   capabilityAbi,
   type TokenType,
 } from '../../chain/capabilities.ts';
-import type { ChainClients } from '../../chain/clients.ts';
+import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import type { CollectionRow, ItemRow, TransactionRow, TransactionState, WalletRow } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -29,9 +29,9 @@ import {
   requestIdsFor,
   reserveItems,
 } from '../items/item-flows.service.ts';
-import { findNetwork, networkConfigOf } from '../networks/networks.service.ts';
+import { chainClientOf, findNetwork } from '../networks/networks.service.ts';
 import { queueTransaction } from '../transactions/transactions.service.ts';
-import { findOrganizationWallet } from '../wallets/wallets.service.ts';
+import { organizationWalletOf } from '../wallets/wallets.service.ts';
 import type { MintRequest, TokenRequestBody } from './mint-requests.schemas.ts';
 import * as repo from './token-requests.repository.ts';
 
@@ -186,11 +186,6 @@ function mintCalls(
   }
 }
 
-export interface MintOptions {
-  /** PUBLIC_BASE_URL: token URIs given to mintWithURI point at the service's metadata. */
-  publicBaseUrl: string;
-}
-
 /**
  * Request mint (SERVICE-SPEC Group D), all or nothing in the caller's transaction: the items are
  * locked and checked, reserved (MINT, one reservation per item held by its request record) and
@@ -200,9 +195,9 @@ export interface MintOptions {
  */
 export async function createMintRequests(
   db: Executor,
+  deps: Deps,
   principal: Principal,
   body: TokenRequestBody,
-  options: MintOptions,
 ): Promise<MintRequest[]> {
   const to = checkedAddress(body.to_address, '/to_address');
   const selection = parseItemSelection(body);
@@ -219,7 +214,7 @@ export async function createMintRequests(
     items.map((item) => item.id),
   );
   const metadataUrl = (tokenId: bigint) =>
-    `${options.publicBaseUrl}/v1/metadata/${collection.id}/${tokenId.toString()}`;
+    `${deps.config.http.publicBaseUrl}/v1/metadata/${collection.id}/${tokenId.toString()}`;
   const views = await queueTokenRequests(db, {
     table: 'mint_requests',
     type: 'MINT',
@@ -245,8 +240,7 @@ export async function reserveForRequests(
   kind: 'MINT' | 'TRANSFER',
   quantity: bigint,
 ): Promise<{ wallet: WalletRow; requestIds: Map<string, string> }> {
-  const wallet = await findOrganizationWallet(db, collection.organization_id);
-  if (!wallet) throw new ApiError('INVALID_STATE', 'the organization has no wallet');
+  const wallet = await organizationWalletOf(db, collection.organization_id);
   const requestIds = requestIdsFor(items);
   await reserveItems(
     db,
@@ -376,13 +370,13 @@ const TRANSFER_EVENT = parseAbiItem(
 /** The ids an ERC-721 contract minted in a transaction: its Transfer events from the zero address. */
 async function mintedTokenIds(
   db: Executor,
-  chainClients: ChainClients,
+  deps: Deps,
   transaction: TransactionRow,
   contractAddress: string,
 ): Promise<bigint[]> {
   const network = await findNetwork(db, transaction.network_id);
   if (!network || !transaction.tx_hash) throw new Error(`transaction ${transaction.id} cannot be read back`);
-  const client = chainClients.forNetwork({ id: network.id, url: networkConfigOf(network).url });
+  const client = chainClientOf(deps, network);
   // Thrown errors retry the settlement job: the node may lag behind the relayer's.
   const receipt = await client.receipt(transaction.tx_hash as Hex);
   if (!receipt) throw new Error(`no receipt for ${transaction.tx_hash} yet`);
@@ -412,7 +406,7 @@ async function mintedTokenIds(
  */
 export async function settleMintTransaction(
   db: Executor,
-  chainClients: ChainClients,
+  deps: Deps,
   transaction: TransactionRow,
 ): Promise<void> {
   const requests = await repo.lockOpenRequests(db, 'mint_requests', transaction.id);
@@ -439,7 +433,7 @@ export async function settleMintTransaction(
   if (ordered.some((item) => item.token_id === null)) {
     const collection = await findCollection(db, requests[0]!.collection_id);
     if (collection?.contract_address) {
-      chosenIds = await mintedTokenIds(db, chainClients, transaction, collection.contract_address);
+      chosenIds = await mintedTokenIds(db, deps, transaction, collection.contract_address);
     }
   }
   const wallet = transaction.from_address.toLowerCase();

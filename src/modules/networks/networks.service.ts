@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
-import type { ChainClients } from '../../chain/clients.ts';
 import { NotAnErc20Error, readErc20Metadata } from '../../chain/erc20.ts';
 import { type ChainClient, readableReason } from '../../chain/rpc.ts';
+import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { NetworkConfig, NetworkRow, PaymentTokenRow } from '../../db/schema.ts';
@@ -91,6 +91,26 @@ export function findNetwork(db: Executor, id: number): Promise<NetworkRow | unde
   return repo.findNetwork(db, id);
 }
 
+/** The client of a network's node (the one place a network row becomes a client). */
+export function chainClientOf(deps: Pick<Deps, 'chain'>, network: NetworkRow): ChainClient {
+  return deps.chain.forNetwork({ id: network.id, url: networkConfigOf(network).url });
+}
+
+/**
+ * The client of a registered, enabled network, for reads on behalf of a collection or a
+ * transaction: a network gone or disabled since is INVALID_STATE.
+ */
+export async function chainClientFor(
+  db: Executor,
+  deps: Pick<Deps, 'chain'>,
+  networkId: number,
+): Promise<{ network: NetworkRow; client: ChainClient }> {
+  const network = await repo.findNetwork(db, networkId);
+  if (!network) throw new ApiError('INVALID_STATE', `network ${networkId} is not registered`);
+  if (!network.enabled) throw new ApiError('INVALID_STATE', `network ${networkId} is disabled`);
+  return { network, client: chainClientOf(deps, network) };
+}
+
 /** The ids among `ids` that name no registered network. */
 export async function unknownNetworkIds(db: Executor, ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];
@@ -136,7 +156,7 @@ export async function listNetworks(db: Executor, page: PageParams): Promise<Page
  */
 export async function createNetwork(
   db: Executor,
-  clients: ChainClients,
+  deps: Deps,
   body: CreateNetworkBody,
 ): Promise<NetworkWithTokens> {
   if (await repo.findNetwork(db, body.id)) throw alreadyExists(body.id);
@@ -155,8 +175,8 @@ export async function createNetwork(
     }
   });
 
-  await checkChainId(clients, body.id, config.url, ['/id', '/config/url']);
-  const client = clients.forNetwork({ id: body.id, url: config.url });
+  await checkChainId(deps, body.id, config.url, ['/id', '/config/url']);
+  const client = deps.chain.forNetwork({ id: body.id, url: config.url });
   const metadata = await Promise.all(
     tokens.map((token, i) => readTokenMetadata(client, token.address, `/payment_tokens/${i}/address`)),
   );
@@ -190,7 +210,7 @@ export async function createNetwork(
  */
 export async function editNetwork(
   db: Executor,
-  clients: ChainClients,
+  deps: Deps,
   id: number,
   body: EditNetworkBody,
 ): Promise<NetworkWithTokens> {
@@ -204,7 +224,7 @@ export async function editNetwork(
     const before = networkConfigOf(current);
     const config = mergeConfig(before, body.config);
     checkConfig(config, '/config');
-    if (config.url !== before.url) await checkChainId(clients, id, config.url, ['/config/url']);
+    if (config.url !== before.url) await checkChainId(deps, id, config.url, ['/config/url']);
     patch.config = config;
   }
   const network = Object.keys(patch).length === 0 ? current : await repo.updateNetwork(db, id, patch);
@@ -228,7 +248,7 @@ export async function listPaymentTokens(
  */
 export async function addPaymentToken(
   db: Executor,
-  clients: ChainClients,
+  deps: Deps,
   networkId: number,
   body: AddPaymentTokenBody,
 ): Promise<PaymentTokenRow> {
@@ -239,8 +259,7 @@ export async function addPaymentToken(
   if (await repo.findPaymentToken(db, networkId, address)) {
     throw new ApiError('ALREADY_EXISTS', `${address} is already a payment token of network ${networkId}`);
   }
-  const client = clients.forNetwork({ id: network.id, url: networkConfigOf(network).url });
-  const { symbol, decimals } = await readTokenMetadata(client, address, '/address');
+  const { symbol, decimals } = await readTokenMetadata(chainClientOf(deps, network), address, '/address');
   return insertPaymentToken(db, { ...tokenFlags(body), network_id: networkId, address, symbol, decimals });
 }
 
@@ -351,10 +370,10 @@ function checkConfig(config: NetworkConfig, at: string): void {
 }
 
 /** The node must answer, with the network's chain id. */
-async function checkChainId(clients: ChainClients, id: number, url: string, paths: string[]): Promise<void> {
+async function checkChainId(deps: Deps, id: number, url: string, paths: string[]): Promise<void> {
   let chainId: number;
   try {
-    chainId = await clients.forNetwork({ id, url }).chainId();
+    chainId = await deps.chain.forNetwork({ id, url }).chainId();
   } catch (error) {
     throw new ApiError(
       'UPSTREAM_FAILED',

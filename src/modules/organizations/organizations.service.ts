@@ -1,3 +1,4 @@
+import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { OrganizationRow, OrganizationUpdate } from '../../db/schema.ts';
@@ -6,7 +7,6 @@ import { checkedAddress } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import { uuidv7 } from '../../lib/ids.ts';
-import type { Keyring } from '../../lib/secrets.ts';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
 import { unknownNetworkIds } from '../networks/networks.service.ts';
 import { createOrganizationWallet } from '../wallets/wallets.service.ts';
@@ -63,7 +63,7 @@ export function listOrganizations(
 /** Creates the organization and its signing wallet, in the caller's transaction. */
 export async function createOrganization(
   db: Executor,
-  keyring: Keyring,
+  deps: Pick<Deps, 'keyring'>,
   body: CreateOrganizationBody,
 ): Promise<OrganizationRow> {
   const organization = await insertUniquelyNamed(body.name, () =>
@@ -77,7 +77,7 @@ export async function createOrganization(
       platform_sale_fee: body.platform_sale_fee ?? 0,
     }),
   );
-  await createOrganizationWallet(db, keyring, organization.id);
+  await createOrganizationWallet(db, deps.keyring, organization.id);
   return organization;
 }
 

@@ -1,14 +1,12 @@
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { type Hex, keccak256 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { chainClients } from '../../chain/clients.ts';
 import { bumpedFees, type Fees, marketFees } from '../../chain/fees.ts';
 import { type ChainClient, classifyRpcError, type Receipt } from '../../chain/rpc.ts';
-import type { Database, Executor } from '../../db/database.ts';
+import type { AppContext } from '../../context.ts';
+import type { Executor } from '../../db/database.ts';
 import type { NetworkRow, TransactionRow, WalletRow } from '../../db/schema.ts';
 import { mapLimit } from '../../lib/concurrency.ts';
-import type { Keyring } from '../../lib/secrets.ts';
 import { allEnabledNetworks } from '../networks/networks.service.ts';
 import { findOrganization } from '../organizations/organizations.service.ts';
 import { findPlatformWallet, signerOf } from '../wallets/wallets.service.ts';
@@ -31,13 +29,10 @@ import * as repo from './transactions.repository.ts';
  *    transaction take the nonce, sign, store the raw bytes and move the row to QUEUED.
  */
 export interface RelayerOptions {
-  db: Kysely<Database>;
-  keyring: Keyring;
-  logger: Logger;
-  /** Default: one client per network and URL. */
-  clientFor?: (network: NetworkRow) => ChainClient;
   /** Names this process in leases; unique per running instance. */
   instanceId: string;
+  /** Default: the context's client of each network (tests put a faulty proxy in between). */
+  clientFor?: (network: NetworkRow) => ChainClient;
   leaseSeconds?: number;
   pollMs?: number;
   reconcileEveryMs?: number;
@@ -67,7 +62,7 @@ interface Pair {
 }
 
 export class Relayer {
-  private readonly db: Kysely<Database>;
+  private readonly db: AppContext['db'];
   private readonly log: Logger;
   private readonly leaseSeconds: number;
   private readonly pollMs: number;
@@ -78,9 +73,12 @@ export class Relayer {
   private stopping = false;
   private wake: (() => void) | undefined;
 
-  constructor(private readonly options: RelayerOptions) {
-    this.db = options.db;
-    this.log = options.logger.child({ component: 'relayer', instance: options.instanceId });
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly options: RelayerOptions,
+  ) {
+    this.db = ctx.db;
+    this.log = ctx.logger.child({ component: 'relayer', instance: options.instanceId });
     this.leaseSeconds = options.leaseSeconds ?? 15;
     this.pollMs = options.pollMs ?? 500;
     this.reconcileEveryMs = options.reconcileEveryMs ?? 30_000;
@@ -160,7 +158,7 @@ export class Relayer {
       renewedAt: Date.now(),
       client: this.clientFor(network),
       wallet,
-      account: signerOf(this.options.keyring, wallet),
+      account: signerOf(this.ctx.keyring, wallet),
     };
     const key = `${network.id}:${address}:${epoch}`;
     try {
@@ -204,7 +202,7 @@ export class Relayer {
   private clientFor(network: NetworkRow): ChainClient {
     return this.options.clientFor
       ? this.options.clientFor(network)
-      : chainClients.forNetwork({ id: network.id, url: network.config.url });
+      : this.ctx.chain.forNetwork({ id: network.id, url: network.config.url });
   }
 
   /**

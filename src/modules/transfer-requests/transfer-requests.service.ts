@@ -1,5 +1,6 @@
 import { type Address, encodeFunctionData, type Hex } from 'viem';
 import { assertTokenCapability, capabilityAbi, type TokenType } from '../../chain/capabilities.ts';
+import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import type { ItemRow, TransactionRow } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -146,7 +147,11 @@ export async function listTransferRequests(
  * move). Success: requests COMPLETED, the units leave the organization's wallet count. Revert or
  * cancellation: requests FAILED with the reason. Either way the reservations are released.
  */
-export async function settleTransferTransaction(db: Executor, transaction: TransactionRow): Promise<void> {
+export async function settleTransferTransaction(
+  db: Executor,
+  _deps: Deps,
+  transaction: TransactionRow,
+): Promise<void> {
   const requests = await repo.lockOpenRequests(db, 'transfer_requests', transaction.id);
   if (requests.length === 0) return;
   const ids = requests.map((r) => r.id);

@@ -1,4 +1,4 @@
-import type { Config } from '../../config.ts';
+import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { UserRow, UserUpdate } from '../../db/schema.ts';
@@ -67,7 +67,7 @@ function assertRoleGrantable(principal: Principal, roleId: string): void {
 /** Creates the user without a password and mails a USER_INVITE carrying a one-time verify token. */
 export async function inviteUser(
   db: Executor,
-  config: Config,
+  deps: Deps,
   principal: Principal,
   body: InviteUserBody,
 ): Promise<UserRow> {
@@ -102,7 +102,7 @@ export async function inviteUser(
     hash: sha256(token),
     expiresAt,
   });
-  const verifyUrl = new URL(`${config.http.publicBaseUrl}/verify`);
+  const verifyUrl = new URL(`${deps.config.http.publicBaseUrl}/verify`);
   verifyUrl.searchParams.set('token', token);
   verifyUrl.searchParams.set('email', user.email);
   await queueMail(db, {

@@ -1,16 +1,33 @@
 import type { Hex } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
-import type { ChainClients } from '../../chain/clients.ts';
+import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import type { OrganizationRow, WalletRow } from '../../db/schema.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import type { Keyring } from '../../lib/secrets.ts';
-import { listEnabledNetworks, networkConfigOf } from '../networks/networks.service.ts';
+import { chainClientOf, listEnabledNetworks } from '../networks/networks.service.ts';
 import * as repo from './wallets.repository.ts';
 import type { OrganizationWallet } from './wallets.schemas.ts';
 
-export { findOrganizationWallet, findPlatformWallet, findWallet } from './wallets.repository.ts';
+export function findPlatformWallet(db: Executor): Promise<WalletRow | undefined> {
+  return repo.findPlatformWallet(db);
+}
+
+export function findWallet(db: Executor, id: string): Promise<WalletRow | undefined> {
+  return repo.findWallet(db, id);
+}
+
+/**
+ * The organization's signing wallet, which every organization has from its creation (the
+ * organizations service creates both in one transaction): its absence is a broken invariant,
+ * not a client error.
+ */
+export async function organizationWalletOf(db: Executor, organizationId: string): Promise<WalletRow> {
+  const wallet = await repo.findOrganizationWallet(db, organizationId);
+  if (!wallet) throw new Error(`organization ${organizationId} has no wallet`);
+  return wallet;
+}
 
 /** The organization's signing wallet, created with the organization; its key never leaves encrypted. */
 export async function createOrganizationWallet(
@@ -61,7 +78,7 @@ export function signerOf(keyring: Keyring, wallet: WalletRow): PrivateKeyAccount
  */
 export async function listOrganizationWallets(
   db: Executor,
-  clients: ChainClients,
+  deps: Deps,
   organization: OrganizationRow,
   page: PageParams,
 ): Promise<PageResult<OrganizationWallet>> {
@@ -73,8 +90,9 @@ export async function listOrganizationWallets(
     wallets.results.map(async (wallet) => {
       const balances = await Promise.all(
         networks.map(async (network) => {
-          const client = clients.forNetwork({ id: network.id, url: networkConfigOf(network).url });
-          const balance = await client.balance(wallet.address as Hex).then(String, () => null);
+          const balance = await chainClientOf(deps, network)
+            .balance(wallet.address as Hex)
+            .then(String, () => null);
           return [String(network.id), balance] as const;
         }),
       );

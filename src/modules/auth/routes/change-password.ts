@@ -17,5 +17,5 @@ export const changePasswordRoute: RouteModule = (app, ctx) =>
         response: { 200: Session },
       },
     },
-    async (request) => changePassword(ctx, principalOf(request), request.body),
+    async (request) => changePassword(ctx.db, ctx, principalOf(request), request.body),
   );

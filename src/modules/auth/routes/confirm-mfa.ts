@@ -17,5 +17,5 @@ export const confirmMfaRoute: RouteModule = (app, ctx) =>
         response: { 200: Session },
       },
     },
-    async (request) => confirmMfa(ctx, principalOf(request), request.body.code),
+    async (request) => confirmMfa(ctx.db, ctx, principalOf(request), request.body.code),
   );

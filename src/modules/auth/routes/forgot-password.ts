@@ -19,7 +19,7 @@ export const forgotPasswordRoute: RouteModule = (app, ctx) =>
       },
     },
     async (request, reply) => {
-      await forgotPassword(ctx, request.body, request.ip);
+      await forgotPassword(ctx.db, ctx, request.body, request.ip);
       return reply.code(204).send(null);
     },
   );

@@ -16,5 +16,5 @@ export const loginMfaRoute: RouteModule = (app, ctx) =>
         response: { 200: Session },
       },
     },
-    async (request) => loginWithMfa(ctx, request.body, request.ip),
+    async (request) => loginWithMfa(ctx.db, ctx, request.body, request.ip),
   );

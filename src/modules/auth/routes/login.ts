@@ -18,5 +18,5 @@ export const loginRoute: RouteModule = (app, ctx) =>
         response: { 200: LoginResult },
       },
     },
-    async (request) => login(ctx, request.body, request.ip),
+    async (request) => login(ctx.db, ctx, request.body, request.ip),
   );

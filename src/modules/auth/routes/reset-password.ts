@@ -17,5 +17,5 @@ export const resetPasswordRoute: RouteModule = (app, ctx) =>
         response: { 200: LoginResult },
       },
     },
-    async (request) => resetPassword(ctx, request.body, request.ip),
+    async (request) => resetPassword(ctx.db, ctx, request.body, request.ip),
   );

@@ -15,5 +15,6 @@ export const startMfaRoute: RouteModule = (app, ctx) =>
         response: { 201: MfaEnrollment },
       },
     },
-    async (request, reply) => reply.code(201).send(await startMfaEnrollment(ctx, principalOf(request))),
+    async (request, reply) =>
+      reply.code(201).send(await startMfaEnrollment(ctx.db, ctx, principalOf(request))),
   );

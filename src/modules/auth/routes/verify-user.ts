@@ -16,5 +16,5 @@ export const verifyUserRoute: RouteModule = (app, ctx) =>
         response: { 200: LoginResult },
       },
     },
-    async (request) => verifyUser(ctx, request.body, request.ip),
+    async (request) => verifyUser(ctx.db, ctx, request.body, request.ip),
   );

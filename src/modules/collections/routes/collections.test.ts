@@ -16,8 +16,8 @@ import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts
 import { platformContracts } from '../../../chain/artifacts.ts';
 import { capabilitiesOf, capabilityDefinition } from '../../../chain/capabilities.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
-import { findOrganizationWallet } from '../../wallets/wallets.service.ts';
-import { collectionSettlementHandlers } from '../collections.settlement.ts';
+import { organizationWalletOf } from '../../wallets/wallets.service.ts';
+import { settleDeployment } from '../collections.service.ts';
 
 const NETWORK = 31337;
 const DISABLED_NETWORK = 5;
@@ -305,7 +305,7 @@ describe('collections', () => {
         },
       );
       const tx = await transaction(deployment.transaction_id);
-      const wallet = (await findOrganizationWallet(env.database.db, orgId))!;
+      const wallet = await organizationWalletOf(env.database.db, orgId);
       assert.equal(tx.type, 'DEPLOY');
       assert.equal(tx.state, 'PENDING');
       assert.equal(tx.to_address, null);
@@ -901,8 +901,7 @@ describe('collections', () => {
     let nonce = 1000;
     const settle = async (transactionId: string) => {
       const tx = await transaction(transactionId);
-      for (const handle of collectionSettlementHandlers.DEPLOY ?? [])
-        await env.database.db.transaction().execute((db) => handle(db, tx));
+      await env.database.db.transaction().execute((db) => settleDeployment(db, env.ctx, tx));
     };
 
     it('moves a PENDING deployment to SUCCESS with the checksummed address and the capabilities of its ABI, once', async () => {
@@ -978,7 +977,7 @@ describe('collections', () => {
     });
 
     it('ignores DEPLOY transactions that are no collection deployment', async () => {
-      const wallet = (await findOrganizationWallet(env.database.db, orgId))!;
+      const wallet = await organizationWalletOf(env.database.db, orgId);
       const row = await env.database.db
         .insertInto('transactions')
         .values({

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { chainClients } from '../../../chain/clients.ts';
 import { needs, principalOf } from '../../../http/access.ts';
 import { errorResponses } from '../../../http/errors.ts';
 import type { RouteModule } from '../../../http/types.ts';
@@ -24,14 +23,7 @@ export const createCollectionRoute: RouteModule = (app, ctx) =>
     async (request, reply) => {
       const row = await ctx.db
         .transaction()
-        .execute((tx) =>
-          createCollection(
-            tx,
-            { clients: chainClients, publicBaseUrl: ctx.config.http.publicBaseUrl },
-            principalOf(request),
-            request.body,
-          ),
-        );
+        .execute((tx) => createCollection(tx, ctx, principalOf(request), request.body));
       return reply.code(201).send(toCollection(row));
     },
   );

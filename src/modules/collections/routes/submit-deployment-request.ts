@@ -1,4 +1,3 @@
-import { chainClients } from '../../../chain/clients.ts';
 import { needs, principalOf } from '../../../http/access.ts';
 import { errorResponses } from '../../../http/errors.ts';
 import type { RouteModule } from '../../../http/types.ts';
@@ -25,12 +24,6 @@ export const submitDeploymentRequestRoute: RouteModule = (app, ctx) =>
       ctx.db
         .transaction()
         .execute((tx) =>
-          submitDeploymentRequest(
-            tx,
-            { clients: chainClients, publicBaseUrl: ctx.config.http.publicBaseUrl },
-            principalOf(request),
-            request.params.collection_id,
-            request.body,
-          ),
+          submitDeploymentRequest(tx, ctx, principalOf(request), request.params.collection_id, request.body),
         ),
   );

@@ -1,4 +1,3 @@
-import { chainClients } from '../../../chain/clients.ts';
 import { needs, principalOf } from '../../../http/access.ts';
 import { errorResponses } from '../../../http/errors.ts';
 import type { RouteModule } from '../../../http/types.ts';
@@ -29,7 +28,7 @@ export const callContractFunctionRoute: RouteModule = (app, ctx) =>
       const { collection_id, function_id } = request.params;
       const result = await callContractFunction(
         ctx.db,
-        chainClients,
+        ctx,
         principalOf(request),
         collection_id,
         function_id,

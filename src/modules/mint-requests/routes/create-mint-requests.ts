@@ -25,11 +25,9 @@ export const createMintRequestsRoute: RouteModule = (app, ctx) =>
       },
     },
     async (request, reply) => {
-      const created = await ctx.db.transaction().execute((tx) =>
-        createMintRequests(tx, principalOf(request), request.body, {
-          publicBaseUrl: ctx.config.http.publicBaseUrl,
-        }),
-      );
+      const created = await ctx.db
+        .transaction()
+        .execute((tx) => createMintRequests(tx, ctx, principalOf(request), request.body));
       return reply.code(201).send({ mint_requests: created });
     },
   );

@@ -6,7 +6,6 @@ import { insertCollection } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
 import { capabilitiesOf } from '../../../chain/capabilities.ts';
-import { createChainClients } from '../../../chain/clients.ts';
 import type { CollectionRow } from '../../../db/schema.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
 import { settleMintTransaction } from '../mint-requests.service.ts';
@@ -493,7 +492,6 @@ describe('mint requests (database level: selection, rules, reservations, records
   });
 
   it('settlement: success mints the items and releases; failure makes them mintable again; both idempotent', async () => {
-    const clients = createChainClients();
     const c = await collection({
       tokenType: 'ERC1155',
       abi: [...erc1155.abi],
@@ -520,10 +518,10 @@ describe('mint requests (database level: selection, rules, reservations, records
         .executeTakeFirstOrThrow();
       await db()
         .transaction()
-        .execute((tx) => settleMintTransaction(tx, clients, row));
+        .execute((tx) => settleMintTransaction(tx, env.ctx, row));
       await db()
         .transaction()
-        .execute((tx) => settleMintTransaction(tx, clients, row));
+        .execute((tx) => settleMintTransaction(tx, env.ctx, row));
     };
     const get = async (id: string) =>
       (await env.call('GET', `/v1/mint-requests/${id}`, { token: member.token })).json();
@@ -577,7 +575,7 @@ describe('mint requests (database level: selection, rules, reservations, records
       .executeTakeFirstOrThrow();
     await db()
       .transaction()
-      .execute((tx) => settleMintTransaction(tx, createChainClients(), row));
+      .execute((tx) => settleMintTransaction(tx, env.ctx, row));
     const after = await findItemRow(db(), item!.id);
     assert.deepEqual([after.token_status, after.minted_supply], ['NOT_MINTED', '0']);
     const again = await mint({ item_id: item!.id });

@@ -1,4 +1,3 @@
-import { chainClients } from '../../../chain/clients.ts';
 import { needs } from '../../../http/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { AddPaymentTokenBody, NetworkParams, PaymentToken } from '../networks.schemas.ts';
@@ -23,7 +22,7 @@ export const addPaymentTokenRoute: RouteModule = (app, ctx) =>
     async (request, reply) => {
       const token = await ctx.db
         .transaction()
-        .execute((tx) => addPaymentToken(tx, chainClients, request.params.network_id, request.body));
+        .execute((tx) => addPaymentToken(tx, ctx, request.params.network_id, request.body));
       return reply.code(201).send(toPaymentToken(token));
     },
   );

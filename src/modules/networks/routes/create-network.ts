@@ -1,4 +1,3 @@
-import { chainClients } from '../../../chain/clients.ts';
 import { needs, principalOf } from '../../../http/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { CreateNetworkBody, Network } from '../networks.schemas.ts';
@@ -20,9 +19,7 @@ export const createNetworkRoute: RouteModule = (app, ctx) =>
       },
     },
     async (request, reply) => {
-      const created = await ctx.db
-        .transaction()
-        .execute((tx) => createNetwork(tx, chainClients, request.body));
+      const created = await ctx.db.transaction().execute((tx) => createNetwork(tx, ctx, request.body));
       return reply.code(201).send(toNetwork(created, principalOf(request)));
     },
   );

@@ -1,4 +1,3 @@
-import { chainClients } from '../../../chain/clients.ts';
 import { needs, principalOf } from '../../../http/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { EditNetworkBody, Network, NetworkParams } from '../networks.schemas.ts';
@@ -23,7 +22,7 @@ export const editNetworkRoute: RouteModule = (app, ctx) =>
     async (request) => {
       const edited = await ctx.db
         .transaction()
-        .execute((tx) => editNetwork(tx, chainClients, request.params.network_id, request.body));
+        .execute((tx) => editNetwork(tx, ctx, request.params.network_id, request.body));
       return toNetwork(edited, principalOf(request));
     },
   );

@@ -17,9 +17,7 @@ export const createOrganizationRoute: RouteModule = (app, ctx) =>
       },
     },
     async (request, reply) => {
-      const row = await ctx.db
-        .transaction()
-        .execute((tx) => createOrganization(tx, ctx.keyring, request.body));
+      const row = await ctx.db.transaction().execute((tx) => createOrganization(tx, ctx, request.body));
       return reply.code(201).send(toOrganization(row));
     },
   );

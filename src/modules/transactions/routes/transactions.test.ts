@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
-import { findOrganizationWallet } from '../../wallets/wallets.service.ts';
+import { organizationWalletOf } from '../../wallets/wallets.service.ts';
 import { queueTransaction } from '../transactions.service.ts';
 
 describe('GET /v1/transactions and /v1/transactions/{id}', () => {
@@ -16,8 +16,8 @@ describe('GET /v1/transactions and /v1/transactions/{id}', () => {
     const otherOrg = await env.createOrganization();
     member = await env.createUser(org.id, 'ORG_MEMBER');
     other = await env.createUser(otherOrg.id, 'ORG_ADMIN');
-    const wallet = (await findOrganizationWallet(env.database.db, org.id))!;
-    const otherWallet = (await findOrganizationWallet(env.database.db, otherOrg.id))!;
+    const wallet = await organizationWalletOf(env.database.db, org.id);
+    const otherWallet = await organizationWalletOf(env.database.db, otherOrg.id);
     const queue = (networkId: number, w = wallet, type: 'MINT' | 'FUNDING' = 'MINT') =>
       queueTransaction(env.database.db, { networkId, wallet: w, type, to: w.address, data: '0x', value: 5n });
     ids = {

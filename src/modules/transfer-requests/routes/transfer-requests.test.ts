@@ -254,7 +254,7 @@ describe('transfer requests (database level: selection, rules, reservations, rec
       for (let i = 0; i < 2; i++)
         await db()
           .transaction()
-          .execute((tx) => settleTransferTransaction(tx, row));
+          .execute((tx) => settleTransferTransaction(tx, env.ctx, row));
     };
     await settle(ra.transaction_id, { state: 'COMPLETED', on_chain_status: 'SUCCESS' });
     await settle(rb.transaction_id, { state: 'CANCELLED', failure_reason: 'insufficient balance' });

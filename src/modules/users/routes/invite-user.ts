@@ -20,7 +20,7 @@ export const inviteUserRoute: RouteModule = (app, ctx) =>
     async (request, reply) => {
       const user = await ctx.db
         .transaction()
-        .execute((tx) => inviteUser(tx, ctx.config, principalOf(request), request.body));
+        .execute((tx) => inviteUser(tx, ctx, principalOf(request), request.body));
       return reply.code(201).send(toUser(user));
     },
   );

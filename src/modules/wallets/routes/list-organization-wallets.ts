@@ -1,4 +1,3 @@
-import { chainClients } from '../../../chain/clients.ts';
 import { needs, principalOf } from '../../../http/access.ts';
 import { Page } from '../../../http/pagination.ts';
 import type { RouteModule } from '../../../http/types.ts';
@@ -29,6 +28,6 @@ export const listOrganizationWalletsRoute: RouteModule = (app, ctx) =>
         principalOf(request),
         request.params.organization_id,
       );
-      return listOrganizationWallets(ctx.db, chainClients, organization, request.query);
+      return listOrganizationWallets(ctx.db, ctx, organization, request.query);
     },
   );
