@@ -14,7 +14,7 @@ import Fastify, {
 import { sql } from 'kysely';
 import type { AppContext } from './context.ts';
 import { pendingMigrations } from './db/migrator.ts';
-import { authorize } from './http/access.ts';
+import { type Authenticate, authorize } from './http/access.ts';
 import { ApiError, ErrorBody, errorResponses, type FieldError } from './http/errors.ts';
 import { beginIdempotentRequest, finishIdempotentRequest } from './http/idempotency.ts';
 import { createMetrics } from './http/metrics.ts';
@@ -25,6 +25,7 @@ import { uuidv7 } from './lib/ids.ts';
 import { ApiKey } from './modules/api-keys/api-keys.schemas.ts';
 import { apiKeyRoutes } from './modules/api-keys/routes/index.ts';
 import { MfaChallenge, Session } from './modules/auth/auth.schemas.ts';
+import { authenticate as authenticateCredential } from './modules/auth/auth.service.ts';
 import { authRoutes } from './modules/auth/routes/index.ts';
 import { collectionRoutes, collectionSchemas } from './modules/collections/routes/index.ts';
 import {
@@ -139,9 +140,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
 
   const metrics = createMetrics(ctx.db);
+  const authenticate: Authenticate = (credential) => authenticateCredential(ctx.db, ctx, credential);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    await authorize(ctx, request);
+    await authorize(authenticate, request);
   });
   // PostgreSQL text and jsonb cannot hold U+0000: refused up front, never a 500 from the database.
   app.addHook('preValidation', async (request) => {
@@ -230,11 +232,31 @@ function completeRouteSchema(route: RouteOptions): void {
   route.schema ??= {};
   const schema = route.schema;
   const statuses: number[] = [];
-  if (access.kind !== 'public') {
-    statuses.push(401, 403);
-    schema.security = [{ bearerAuth: [] }, { apiKeyAuth: [] }];
-  } else {
-    schema.security = [];
+  switch (access.kind) {
+    case 'user':
+    case 'permission':
+      statuses.push(401, 403);
+      schema.security = [{ bearerAuth: [] }, { apiKeyAuth: [] }];
+      break;
+    case 'client_token': {
+      // The buyer's secret is a header of the operation, documented and required there.
+      statuses.push(401);
+      schema.security = [];
+      const headers = (schema.headers as TSchema | undefined) ?? Type.Object({});
+      schema.headers = Type.Object({
+        ...headers.properties,
+        'x-client-token': Type.String({
+          minLength: 1,
+          maxLength: 128,
+          description: "The purchase intent's client_token, returned when the buyer created it",
+        }),
+      });
+      break;
+    }
+    case 'public':
+    case 'claim_token':
+      schema.security = [];
+      break;
   }
   if (url.includes(':')) statuses.push(404);
   const methods = Array.isArray(route.method) ? route.method : [route.method];

@@ -5,13 +5,13 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import argon2 from 'argon2';
 import { createTestDatabase } from '../test/harness.ts';
+import { ROLE_IDS } from './access/permissions.ts';
 import { buildApp } from './app.ts';
 import { bootstrapAdmin, GENERATED_ADMIN_EMAIL } from './bootstrap.ts';
 import { type Config, parseConfig } from './config.ts';
 import { createAppContext } from './context.ts';
 import { createDatabase, type DatabaseHandle } from './db/database.ts';
 import { createLogger } from './logger.ts';
-import { ROLE_IDS } from './modules/roles/permissions.ts';
 
 const SECRET_KEY = 'bootstrap-test-secret-key-0123456789abcdef';
 

@@ -12,7 +12,7 @@ import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.ts';
 import { isUniqueViolation } from './db/errors.ts';
 import { migrate } from './db/migrator.ts';
 import { chainClientOf, registerDevChainNetwork } from './modules/networks/networks.service.ts';
-import * as organizationsRepository from './modules/organizations/organizations.repository.ts';
+import { allowNetworkWithAutoFund } from './modules/organizations/organizations.service.ts';
 import { ensurePlatformWallet } from './modules/wallets/wallets.service.ts';
 import { createSmtpTransport } from './providers/mail/smtp.ts';
 import { buildWorker, type Worker } from './worker.ts';
@@ -124,15 +124,7 @@ async function setUpDevChain(
   // topped up from the platform wallet (auto_fund), so a first deployment just works.
   const organizationId = bootstrap?.organizationId ?? (created ? await firstUserOrganization(db) : undefined);
   if (organizationId !== undefined) {
-    await db.transaction().execute(async (tx) => {
-      const organization = await organizationsRepository.findOrganizationForUpdate(tx, organizationId);
-      if (organization && !organization.network_ids.includes(network.id)) {
-        await organizationsRepository.updateOrganization(tx, organizationId, {
-          network_ids: [...organization.network_ids, network.id],
-          auto_fund: true,
-        });
-      }
-    });
+    await db.transaction().execute((tx) => allowNetworkWithAutoFund(tx, organizationId, network.id));
   }
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
+import { ROLE_IDS, type RoleName } from '../src/access/permissions.ts';
 import { buildApp } from '../src/app.ts';
 import { bootstrapAdmin } from '../src/bootstrap.ts';
 import { type Config, parseConfig } from '../src/config.ts';
@@ -13,8 +14,7 @@ import { createLogger } from '../src/logger.ts';
 import { hashPassword } from '../src/modules/auth/auth.service.ts';
 import { signToken } from '../src/modules/auth/tokens.ts';
 import { createOrganization } from '../src/modules/organizations/organizations.service.ts';
-import { ROLE_IDS, type RoleName } from '../src/modules/roles/permissions.ts';
-import { insertUser } from '../src/modules/users/users.repository.ts';
+import { createUser as insertUser } from '../src/modules/users/users.service.ts';
 import { findTestServer, withDatabase } from './postgres.ts';
 
 export const TEST_PASSWORD = 'correct horse battery';

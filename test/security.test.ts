@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Abi } from 'viem';
+import { type Permission, ROLE_PERMISSIONS } from '../src/access/permissions.ts';
 import { getPlatformContract } from '../src/chain/artifacts.ts';
 import { capabilitiesOf } from '../src/chain/capabilities.ts';
 import type { RegisteredRoute } from '../src/http/route-table.ts';
 import { registeredRoutes } from '../src/http/route-table.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
-import { type Permission, ROLE_PERMISSIONS } from '../src/modules/roles/permissions.ts';
 import { insertCollection } from './factories.ts';
 import { type Actor, setupTest, type TestEnv } from './harness.ts';
 

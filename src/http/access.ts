@@ -1,23 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.ts';
-import { authenticate } from '../modules/auth/auth.service.ts';
-import type { Principal } from '../modules/auth/principal.ts';
-import type { Permission } from '../modules/roles/permissions.ts';
+import { type Access, CLIENT_TOKEN_HEADER, PUBLIC } from '../access/access.ts';
+import type { Principal } from '../access/principal.ts';
 import { ApiError } from './errors.ts';
 
-/**
- * What a route requires, declared by every /v1 route in `config.access`:
- * - public: no credentials;
- * - user: any authenticated user (own password, MFA, API keys, /v1/me);
- * - a permission string, checked against the caller's role.
- */
-export type Access = { kind: 'public' } | { kind: 'user' } | { kind: 'permission'; permission: Permission };
-
-export const PUBLIC: Access = { kind: 'public' };
-export const ANY_USER: Access = { kind: 'user' };
-export function needs(permission: Permission): Access {
-  return { kind: 'permission', permission };
-}
+/** Resolves a credential (access token or API key) to its user, or undefined when it is not valid. */
+export type Authenticate = (credential: string) => Promise<Principal | undefined>;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -35,6 +22,14 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
+/** The purchase intent's client_token of a `client_token` route (the hook checked it is there). */
+export function clientTokenOf(request: FastifyRequest): string {
+  const token = request.headers[CLIENT_TOKEN_HEADER];
+  if (typeof token !== 'string' || token.length === 0)
+    throw new Error(`route ${request.url} read a client token but declares no client_token access`);
+  return token;
+}
+
 function credentialOf(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header !== undefined) {
@@ -46,21 +41,43 @@ function credentialOf(request: FastifyRequest): string | undefined {
   return typeof apiKey === 'string' && apiKey.length > 0 ? apiKey : undefined;
 }
 
-/** The onRequest check of every route: who calls, and may they. */
-export async function authorize(ctx: AppContext, request: FastifyRequest): Promise<void> {
+/**
+ * The onRequest check of every /v1 route: who calls, and may they. Credentials are resolved by
+ * `authenticate`, which the app passes in (the auth module's), so this layer knows no module.
+ */
+export async function authorize(authenticate: Authenticate, request: FastifyRequest): Promise<void> {
   const access = request.routeOptions.config.access ?? PUBLIC;
-  if (access.kind === 'public') return;
-  const credential = credentialOf(request);
-  if (credential === undefined) throw new ApiError('UNAUTHENTICATED', 'credentials are required');
-  const principal = await authenticate(ctx.db, ctx, credential);
-  if (!principal) throw new ApiError('UNAUTHENTICATED', 'the credentials are invalid, expired or revoked');
-  request.principal = principal;
-  // API.md §2: an organization that requires MFA locks its users without MFA out of all but /v1/me*.
-  const path = request.routeOptions.url ?? '';
-  if (principal.organizationMfaRequired && !principal.mfaEnabled && !/^\/v1\/me(\/|$)/.test(path)) {
-    throw new ApiError('MFA_REQUIRED', 'this organization requires MFA: enrol at POST /v1/me/mfa');
-  }
-  if (access.kind === 'permission' && !principal.permissions.has(access.permission)) {
-    throw new ApiError('FORBIDDEN', `this operation needs the ${access.permission} permission`);
+  switch (access.kind) {
+    case 'public':
+      return;
+    case 'claim_token':
+      // The token is the route's own path parameter; its service checks it against the claim.
+      return;
+    case 'client_token': {
+      const token = request.headers[CLIENT_TOKEN_HEADER];
+      if (typeof token !== 'string' || token.length === 0)
+        throw new ApiError(
+          'UNAUTHENTICATED',
+          'the X-Client-Token header (the client_token of the intent) is required',
+        );
+      return;
+    }
+    case 'user':
+    case 'permission': {
+      const credential = credentialOf(request);
+      if (credential === undefined) throw new ApiError('UNAUTHENTICATED', 'credentials are required');
+      const principal = await authenticate(credential);
+      if (!principal)
+        throw new ApiError('UNAUTHENTICATED', 'the credentials are invalid, expired or revoked');
+      request.principal = principal;
+      // API.md §2: an organization that requires MFA locks its users without MFA out of all but /v1/me*.
+      const path = request.routeOptions.url ?? '';
+      if (principal.organizationMfaRequired && !principal.mfaEnabled && !/^\/v1\/me(\/|$)/.test(path)) {
+        throw new ApiError('MFA_REQUIRED', 'this organization requires MFA: enrol at POST /v1/me/mfa');
+      }
+      if (access.kind === 'permission' && !principal.permissions.has(access.permission)) {
+        throw new ApiError('FORBIDDEN', `this operation needs the ${access.permission} permission`);
+      }
+    }
   }
 }

@@ -1,5 +1,5 @@
 import type { RouteOptions } from 'fastify';
-import type { Access } from './access.ts';
+import type { Access } from '../access/access.ts';
 
 /**
  * Every route an app registered, with its declared access, recorded from the onRoute hook so that

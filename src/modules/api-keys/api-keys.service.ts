@@ -1,3 +1,10 @@
+import { ROLE_IDS, ROLE_PERMISSIONS } from '../../access/permissions.ts';
+import {
+  assertOrganizationAccess,
+  hasPermission,
+  isPlatformAdmin,
+  type Principal,
+} from '../../access/principal.ts';
 import type { Executor } from '../../db/database.ts';
 import type { ApiKeyRow } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -6,13 +13,6 @@ import { iso } from '../../http/schemas.ts';
 import { randomToken, uuidv7 } from '../../lib/ids.ts';
 import { sha256 } from '../../lib/secrets.ts';
 import { API_KEY_PREFIX } from '../auth/auth.service.ts';
-import {
-  assertOrganizationAccess,
-  hasPermission,
-  isPlatformAdmin,
-  type Principal,
-} from '../auth/principal.ts';
-import { ROLE_IDS, ROLE_PERMISSIONS } from '../roles/permissions.ts';
 import * as repo from './api-keys.repository.ts';
 import type { ApiKey, CreateApiKeyBody, CreatedApiKey } from './api-keys.schemas.ts';
 
@@ -76,4 +76,9 @@ export async function revokeApiKey(db: Executor, principal: Principal, id: strin
     }
   }
   await repo.revokeApiKey(db, id);
+}
+
+/** Ends every key of the user (deactivation: reactivation needs new keys). */
+export function revokeApiKeysOfUser(db: Executor, userId: string): Promise<void> {
+  return repo.revokeApiKeysOfUser(db, userId);
 }

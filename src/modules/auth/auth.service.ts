@@ -1,16 +1,16 @@
 import argon2 from 'argon2';
+import { ROLE_PERMISSIONS, roleNameOf } from '../../access/permissions.ts';
+import type { Principal } from '../../access/principal.ts';
 import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import type { OrganizationRow, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
 import { checkRateLimit, hitRateLimit, type RateLimit } from '../../http/rate-limit.ts';
-import { randomToken, uuidv7 } from '../../lib/ids.ts';
 import { sha256 } from '../../lib/secrets.ts';
 import { queueMail } from '../mail/mail.service.ts';
 import { findOrganization } from '../organizations/organizations.service.ts';
-import { ROLE_PERMISSIONS, roleNameOf } from '../roles/permissions.ts';
-import * as users from '../users/users.repository.ts';
-import { toUser } from '../users/users.service.ts';
+import * as users from '../users/users.service.ts';
+import * as repo from './auth.repository.ts';
 import type {
   ChangePasswordBody,
   ForgotPasswordBody,
@@ -21,7 +21,6 @@ import type {
   Session,
   VerifyUserBody,
 } from './auth.schemas.ts';
-import type { Principal } from './principal.ts';
 import { MFA_TOKEN_TTL_SECONDS, signToken, verifyToken } from './tokens.ts';
 import { newTotpSecret, otpauthUrl, totpStep } from './totp.ts';
 
@@ -52,7 +51,7 @@ async function issueSession(deps: Deps, user: UserRow): Promise<Session> {
     { userId: user.id, sessionVersion: user.session_version },
     deps.config.accessTokenTtlSeconds,
   );
-  return { access_token, user: toUser(user) };
+  return { access_token, user: users.toUser(user) };
 }
 
 /** A user with MFA gets a challenge instead of a session, whichever way the password was proven. */
@@ -99,7 +98,7 @@ export async function loginWithMfa(
   if (!claims) throw new ApiError('INVALID_CREDENTIALS', 'the MFA token is invalid or expired');
   await checkRateLimit(db, LIMITS.failedLoginPerAccount, claims.userId);
   const session = await db.transaction().execute(async (tx) => {
-    const user = await users.findUserByIdForUpdate(tx, claims.userId);
+    const user = await users.lockUser(tx, claims.userId);
     if (
       !user?.active ||
       !user.mfa_enabled ||
@@ -113,7 +112,12 @@ export async function loginWithMfa(
       return undefined;
     }
     await assertOrganizationEnabled(tx, user);
-    const updated = await users.updateUser(tx, user.id, { mfa_last_step: step });
+    const updated = await users.updateCredentials(
+      tx,
+      user.id,
+      { mfa_last_step: step },
+      { revokeSessions: false },
+    );
     return issueSession(deps, updated);
   });
   if (!session) {
@@ -147,20 +151,21 @@ export async function verifyUser(
   await hitRateLimit(db, LIMITS.resetPerIp, ip);
   return db.transaction().execute(async (tx) => {
     const user = await users.findUserByEmail(tx, body.email);
-    const token = await users.findUnusedUserToken(tx, 'VERIFY', sha256(body.token));
-    if (!user || !token || token.user_id !== user.id || !user.active) {
+    const tokenUser = await users.userOfToken(tx, 'VERIFY', body.token);
+    if (!user || tokenUser !== user.id || !user.active) {
       throw new ApiError('INVALID_CREDENTIALS', 'the verification token is invalid or expired');
     }
     // Consumed atomically: of two concurrent verifications with one token, only one succeeds.
-    if (!(await users.consumeUserToken(tx, 'VERIFY', sha256(body.token)))) {
+    if (!(await users.consumeUserToken(tx, 'VERIFY', body.token))) {
       throw new ApiError('INVALID_CREDENTIALS', 'the verification token is invalid or expired');
     }
-    await users.expireUserTokens(tx, user.id, 'VERIFY');
     await assertOrganizationEnabled(tx, user);
-    const updated = await users.updateUserRevokingSessions(tx, user.id, {
-      password_hash: await hashPassword(body.password),
-      verified_at: user.verified_at ?? new Date(),
-    });
+    const updated = await users.updateCredentials(
+      tx,
+      user.id,
+      { password_hash: await hashPassword(body.password), verified_at: user.verified_at ?? new Date() },
+      { revokeSessions: true },
+    );
     return sessionOrChallenge(deps, updated);
   });
 }
@@ -181,16 +186,12 @@ export async function forgotPassword(
     if (!user?.active || user.password_hash === null) return;
     const organization = await findOrganization(tx, user.organization_id);
     if (!organization?.is_enabled) return;
-    await users.expireUserTokens(tx, user.id, 'RESET_PASSWORD');
-    const token = randomToken();
-    const expiresAt = new Date(Date.now() + RESET_TOKEN_TTL_MS);
-    await users.insertUserToken(tx, {
-      id: uuidv7(),
-      userId: user.id,
-      purpose: 'RESET_PASSWORD',
-      hash: sha256(token),
-      expiresAt,
-    });
+    const { token, expiresAt } = await users.issueUserToken(
+      tx,
+      user.id,
+      'RESET_PASSWORD',
+      RESET_TOKEN_TTL_MS,
+    );
     const resetUrl = new URL(`${deps.config.http.publicBaseUrl}/reset-password`);
     resetUrl.searchParams.set('token', token);
     await queueMail(tx, {
@@ -214,17 +215,21 @@ export async function resetPassword(
   ip: string,
 ): Promise<LoginOutcome> {
   await hitRateLimit(db, LIMITS.resetPerIp, ip);
-  const hash = sha256(body.token);
-  const pending = await users.findUnusedUserToken(db, 'RESET_PASSWORD', hash);
-  if (pending) await hitRateLimit(db, LIMITS.resetPerAccount, pending.user_id);
+  const pending = await users.userOfToken(db, 'RESET_PASSWORD', body.token);
+  if (pending) await hitRateLimit(db, LIMITS.resetPerAccount, pending);
   return db.transaction().execute(async (tx) => {
-    const token = await users.consumeUserToken(tx, 'RESET_PASSWORD', hash);
-    const user = token && (await users.findUserByIdForUpdate(tx, token.user_id));
+    const userId = await users.consumeUserToken(tx, 'RESET_PASSWORD', body.token);
+    const user = userId === undefined ? undefined : await users.lockUser(tx, userId);
     if (!user?.active) throw new ApiError('INVALID_CREDENTIALS', 'the reset token is invalid or expired');
     await assertOrganizationEnabled(tx, user);
-    const updated = await users.updateUserRevokingSessions(tx, user.id, {
-      password_hash: await hashPassword(body.password),
-    });
+    const updated = await users.updateCredentials(
+      tx,
+      user.id,
+      {
+        password_hash: await hashPassword(body.password),
+      },
+      { revokeSessions: true },
+    );
     return sessionOrChallenge(deps, updated);
   });
 }
@@ -251,11 +256,16 @@ export async function changePassword(
   }
   const passwordHash = await hashPassword(body.new_password);
   return db.transaction().execute(async (tx) => {
-    const user = await users.findUserByIdForUpdate(tx, principal.userId);
+    const user = await users.lockUser(tx, principal.userId);
     if (!user) throw new ApiError('UNAUTHENTICATED', 'the account no longer exists');
     // Changed by a concurrent request since it was checked: old_password is no longer current.
     if (user.password_hash !== current.password_hash) throw wrongOldPassword();
-    const updated = await users.updateUserRevokingSessions(tx, user.id, { password_hash: passwordHash });
+    const updated = await users.updateCredentials(
+      tx,
+      user.id,
+      { password_hash: passwordHash },
+      { revokeSessions: true },
+    );
     return issueSession(deps, updated);
   });
 }
@@ -269,7 +279,12 @@ export async function startMfaEnrollment(
   if (!user) throw new ApiError('UNAUTHENTICATED', 'the account no longer exists');
   if (user.mfa_enabled) throw new ApiError('INVALID_STATE', 'MFA is already on for this account');
   const secret = newTotpSecret();
-  await users.updateUser(db, user.id, { mfa_pending_secret: deps.keyring.encrypt(secret) });
+  await users.updateCredentials(
+    db,
+    user.id,
+    { mfa_pending_secret: deps.keyring.encrypt(secret) },
+    { revokeSessions: false },
+  );
   return { secret, otpauth_url: otpauthUrl(user.email, secret) };
 }
 
@@ -281,7 +296,7 @@ export async function confirmMfa(
   code: string,
 ): Promise<Session> {
   return db.transaction().execute(async (tx) => {
-    const user = await users.findUserByIdForUpdate(tx, principal.userId);
+    const user = await users.lockUser(tx, principal.userId);
     if (!user) throw new ApiError('UNAUTHENTICATED', 'the account no longer exists');
     if (user.mfa_enabled) throw new ApiError('INVALID_STATE', 'MFA is already on for this account');
     if (user.mfa_pending_secret === null)
@@ -292,12 +307,17 @@ export async function confirmMfa(
         fields: [{ path: '/code', message: 'is wrong' }],
       });
     }
-    const updated = await users.updateUserRevokingSessions(tx, user.id, {
-      mfa_enabled: true,
-      mfa_secret: user.mfa_pending_secret,
-      mfa_pending_secret: null,
-      mfa_last_step: step,
-    });
+    const updated = await users.updateCredentials(
+      tx,
+      user.id,
+      {
+        mfa_enabled: true,
+        mfa_secret: user.mfa_pending_secret,
+        mfa_pending_secret: null,
+        mfa_last_step: step,
+      },
+      { revokeSessions: true },
+    );
     return issueSession(deps, updated);
   });
 }
@@ -314,56 +334,17 @@ export async function authenticate(
   credential: string,
 ): Promise<Principal | undefined> {
   if (credential.startsWith(API_KEY_PREFIX)) {
-    const row = await db
-      .selectFrom('api_keys')
-      .innerJoin('users', 'users.id', 'api_keys.user_id')
-      .innerJoin('organizations', 'organizations.id', 'users.organization_id')
-      .select([
-        'api_keys.id as api_key_id',
-        'api_keys.expiration',
-        'api_keys.revoked_at',
-        'api_keys.last_used',
-        'users.id as user_id',
-        'users.email',
-        'users.active',
-        'users.role_id',
-        'users.mfa_enabled',
-        'users.organization_id',
-        'organizations.is_enabled',
-        'organizations.mfa_required',
-      ])
-      .where('api_keys.key_hash', '=', sha256(credential))
-      .executeTakeFirst();
+    const row = await repo.findApiKeyCredential(db, sha256(credential));
     if (!row || row.revoked_at !== null || !row.active || !row.is_enabled) return undefined;
     if (row.expiration !== null && row.expiration.getTime() <= Date.now()) return undefined;
     if (row.last_used === null || Date.now() - row.last_used.getTime() > LAST_SEEN_PRECISION_MS) {
-      await db
-        .updateTable('api_keys')
-        .set({ last_used: new Date() })
-        .where('id', '=', row.api_key_id)
-        .execute();
+      await repo.touchApiKeyLastUsed(db, row.api_key_id);
     }
     return principalOf(row, 'api_key', row.api_key_id);
   }
   const claims = await verifyToken(deps.keyring, 'access', credential);
   if (!claims) return undefined;
-  const row = await db
-    .selectFrom('users')
-    .innerJoin('organizations', 'organizations.id', 'users.organization_id')
-    .select([
-      'users.id as user_id',
-      'users.email',
-      'users.active',
-      'users.role_id',
-      'users.mfa_enabled',
-      'users.organization_id',
-      'users.session_version',
-      'users.last_seen',
-      'organizations.is_enabled',
-      'organizations.mfa_required',
-    ])
-    .where('users.id', '=', claims.userId)
-    .executeTakeFirst();
+  const row = await repo.findSessionCredential(db, claims.userId);
   if (!row?.active || !row.is_enabled || row.session_version !== claims.sessionVersion) return undefined;
   // last_seen is kept to the minute: most requests read it and write nothing.
   if (row.last_seen === null || Date.now() - row.last_seen.getTime() > LAST_SEEN_PRECISION_MS) {

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import type { TestEnv } from '../../../test/harness.ts';
+import { ROLE_IDS, type RoleName } from '../../access/permissions.ts';
 import type { ErrorCode } from '../../http/errors.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
-import { ROLE_IDS, type RoleName } from '../roles/permissions.ts';
 import { currentTotp, totpStep } from './totp.ts';
 
 /** Helpers shared by the auth module's tests (not loaded by the service). */

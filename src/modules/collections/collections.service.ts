@@ -11,6 +11,7 @@ import {
   zeroAddress,
   zeroHash,
 } from 'viem';
+import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../access/principal.ts';
 import { PLATFORM_CONTRACT_STANDARD, platformContracts } from '../../chain/artifacts.ts';
 import {
   assertTokenCapability,
@@ -36,7 +37,6 @@ import { checkedAddress } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import { uuidv7 } from '../../lib/ids.ts';
-import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
 import { parseAbiJson } from '../contracts/abi-json.ts';
 import { parseCustomContract } from '../contracts/contracts.service.ts';
 import { chainClientOf, findNetwork } from '../networks/networks.service.ts';

@@ -9,6 +9,7 @@ import {
   getAddress,
   type Hex,
 } from 'viem';
+import type { Principal } from '../../access/principal.ts';
 import { canonicalSignature, functionSelector } from '../../chain/capabilities.ts';
 import { classifyRpcError, readableReason } from '../../chain/rpc.ts';
 import type { Deps } from '../../context.ts';
@@ -16,7 +17,6 @@ import type { Executor } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { paginateStatic } from '../../http/static-pagination.ts';
-import type { Principal } from '../auth/principal.ts';
 import { type CollectionRow, getCollectionRow } from '../collections/collections.service.ts';
 import { abiValuesFromJson } from '../contracts/abi-json.ts';
 import { chainClientFor } from '../networks/networks.service.ts';

@@ -1,11 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
+import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../access/principal.ts';
 import type { Executor } from '../../db/database.ts';
 import type { ItemTypeRow } from '../../db/schema.ts';
 import { ApiError, type FieldError } from '../../http/errors.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import { uuidv7 } from '../../lib/ids.ts';
-import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
 import { findOrganization } from '../organizations/organizations.service.ts';
 import * as repo from './item-types.repository.ts';
 import type { CreateItemTypeBody, EditItemTypeBody, ItemType } from './item-types.schemas.ts';

@@ -1,4 +1,5 @@
 import { type Address, getAddress } from 'viem';
+import { assertOrganizationAccess, type Principal } from '../../access/principal.ts';
 import type { TokenType } from '../../chain/capabilities.ts';
 import type { Executor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
@@ -6,7 +7,6 @@ import type { CollectionRow, ItemReservationRow, ItemRow, ReservationKind } from
 import { ApiError } from '../../http/errors.ts';
 import { checkedUint256 } from '../../http/inputs.ts';
 import { uuidv7 } from '../../lib/ids.ts';
-import { assertOrganizationAccess, type Principal } from '../auth/principal.ts';
 import { getCollectionRow } from '../collections/collections.service.ts';
 import * as repo from './item-flows.repository.ts';
 

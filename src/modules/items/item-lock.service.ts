@@ -1,10 +1,10 @@
 import { maxUint256 } from 'viem';
+import { assertOrganizationAccess, type Principal } from '../../access/principal.ts';
 import type { Executor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { CollectionRow, ItemRow } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
 import { checkedUint256 } from '../../http/inputs.ts';
-import { assertOrganizationAccess, type Principal } from '../auth/principal.ts';
 import { getCollectionRow, takeTokenIds } from '../collections/collections.service.ts';
 import * as repo from './items.repository.ts';
 import type { LockItemsBody, LockOutput } from './items.schemas.ts';

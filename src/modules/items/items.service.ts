@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { assertOrganizationAccess, type Principal } from '../../access/principal.ts';
 import type { Executor } from '../../db/database.ts';
 import type { CollectionRow, ItemRow, ItemTypeRow, RoyaltyInfo } from '../../db/schema.ts';
 import { ApiError, type FieldError } from '../../http/errors.ts';
@@ -6,7 +7,6 @@ import { checkedAddress, checkedUint256 } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import { uuidv7 } from '../../lib/ids.ts';
-import { assertOrganizationAccess, type Principal } from '../auth/principal.ts';
 import { findCollection, getCollectionRow } from '../collections/collections.service.ts';
 import { itemTypesForItemWrites, validateAttributes } from '../item-types/item-types.service.ts';
 import * as repo from './items.repository.ts';

@@ -1,4 +1,5 @@
 import { type Address, decodeEventLog, encodeFunctionData, type Hex, parseAbiItem, zeroAddress } from 'viem';
+import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../access/principal.ts';
 import {
   assertMintable,
   type CapabilityName,
@@ -12,7 +13,6 @@ import { ApiError } from '../../http/errors.ts';
 import { checkedAddress, checkedUint256 } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
-import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
 import { findCollection } from '../collections/collections.service.ts';
 import {
   abortMint,

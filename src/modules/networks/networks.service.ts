@@ -1,4 +1,5 @@
 import type { Address } from 'viem';
+import { isPlatformAdmin, type Principal } from '../../access/principal.ts';
 import { NotAnErc20Error, readErc20Metadata } from '../../chain/erc20.ts';
 import { type ChainClient, readableReason } from '../../chain/rpc.ts';
 import type { Deps } from '../../context.ts';
@@ -9,7 +10,6 @@ import { ApiError, type FieldError } from '../../http/errors.ts';
 import { checkedAddress } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
-import { isPlatformAdmin, type Principal } from '../auth/principal.ts';
 import * as repo from './networks.repository.ts';
 import {
   type AddPaymentTokenBody,

@@ -1,3 +1,4 @@
+import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../access/principal.ts';
 import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
@@ -7,7 +8,6 @@ import { checkedAddress } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import { uuidv7 } from '../../lib/ids.ts';
-import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
 import { unknownNetworkIds } from '../networks/networks.service.ts';
 import { createOrganizationWallet } from '../wallets/wallets.service.ts';
 import * as repo from './organizations.repository.ts';
@@ -165,5 +165,23 @@ async function insertUniquelyNamed<T>(name: string, write: () => Promise<T>): Pr
       throw new ApiError('ALREADY_EXISTS', `an organization named "${name}" already exists`);
     }
     throw error;
+  }
+}
+
+/**
+ * Adds a network to the organization's network_ids, with auto_fund on (its wallet is topped up
+ * from the platform wallet there); an organization that has the network already is left as it is.
+ */
+export async function allowNetworkWithAutoFund(
+  db: Executor,
+  organizationId: string,
+  networkId: number,
+): Promise<void> {
+  const organization = await repo.findOrganizationForUpdate(db, organizationId);
+  if (organization && !organization.network_ids.includes(networkId)) {
+    await repo.updateOrganization(db, organizationId, {
+      network_ids: [...organization.network_ids, networkId],
+      auto_fund: true,
+    });
   }
 }

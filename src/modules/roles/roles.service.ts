@@ -1,7 +1,7 @@
+import { ROLE_PERMISSIONS, roleNameOf } from '../../access/permissions.ts';
 import type { Executor } from '../../db/database.ts';
 import type { PageParams } from '../../http/pagination.ts';
 import { paginate } from '../../http/pagination.ts';
-import { ROLE_PERMISSIONS, roleNameOf } from './permissions.ts';
 
 export async function listRoles(db: Executor, page: PageParams) {
   const result = await paginate(db.selectFrom('roles').selectAll(), {

@@ -1,9 +1,9 @@
+import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../access/principal.ts';
 import type { Executor } from '../../db/database.ts';
 import type { TransactionRow, TransactionType, WalletRow } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
-import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
 import { findNetwork } from '../networks/networks.service.ts';
 import * as repo from './transactions.repository.ts';
 import type { Transaction } from './transactions.schemas.ts';

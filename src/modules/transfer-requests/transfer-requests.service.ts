@@ -1,4 +1,5 @@
 import { type Address, encodeFunctionData, type Hex } from 'viem';
+import type { Principal } from '../../access/principal.ts';
 import { assertTokenCapability, capabilityAbi, type TokenType } from '../../chain/capabilities.ts';
 import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
@@ -7,7 +8,6 @@ import { ApiError } from '../../http/errors.ts';
 import { checkedAddress } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
-import type { Principal } from '../auth/principal.ts';
 import {
   collectionOfSelection,
   completeTransfer,

@@ -1,17 +1,17 @@
+import { ROLE_IDS, roleNameOf } from '../../access/permissions.ts';
+import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../access/principal.ts';
 import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import type { UserRow, UserUpdate } from '../../db/schema.ts';
+import type { NewUser, UserRow, UserTokenPurpose, UserUpdate } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import { randomToken, uuidv7 } from '../../lib/ids.ts';
 import { sha256 } from '../../lib/secrets.ts';
-import { revokeApiKeysOfUser } from '../api-keys/api-keys.repository.ts';
-import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../auth/principal.ts';
+import { revokeApiKeysOfUser } from '../api-keys/api-keys.service.ts';
 import { queueMail } from '../mail/mail.service.ts';
 import { findOrganization } from '../organizations/organizations.service.ts';
-import { ROLE_IDS, roleNameOf } from '../roles/permissions.ts';
 import * as repo from './users.repository.ts';
 import type { EditUserBody, InviteUserBody, User } from './users.schemas.ts';
 
@@ -93,15 +93,7 @@ export async function inviteUser(
     }
     throw error;
   }
-  const token = randomToken();
-  const expiresAt = new Date(Date.now() + INVITE_TTL_MS);
-  await repo.insertUserToken(db, {
-    id: uuidv7(),
-    userId: user.id,
-    purpose: 'VERIFY',
-    hash: sha256(token),
-    expiresAt,
-  });
+  const { token, expiresAt } = await issueUserToken(db, user.id, 'VERIFY', INVITE_TTL_MS);
   const verifyUrl = new URL(`${deps.config.http.publicBaseUrl}/verify`);
   verifyUrl.searchParams.set('token', token);
   verifyUrl.searchParams.set('email', user.email);
@@ -147,4 +139,80 @@ export async function editUser(
     return repo.updateUserRevokingSessions(db, id, patch);
   }
   return repo.updateUser(db, id, patch);
+}
+
+// What the auth module does with users and their emailed tokens, through this service only.
+
+export function findUserById(db: Executor, id: string): Promise<UserRow | undefined> {
+  return repo.findUserById(db, id);
+}
+
+/** The user, locked until the caller's transaction ends (credential changes). */
+export function lockUser(db: Executor, id: string): Promise<UserRow | undefined> {
+  return repo.findUserByIdForUpdate(db, id);
+}
+
+export function findUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
+  return repo.findUserByEmail(db, email);
+}
+
+export function createUser(db: Executor, user: NewUser): Promise<UserRow> {
+  return repo.insertUser(db, user);
+}
+
+export function countUsers(db: Executor): Promise<number> {
+  return repo.countUsers(db);
+}
+
+/** Changes credential fields (password, MFA); `revokeSessions` ends every token issued before. */
+export function updateCredentials(
+  db: Executor,
+  id: string,
+  patch: UserUpdate,
+  options: { revokeSessions: boolean },
+): Promise<UserRow> {
+  return options.revokeSessions
+    ? repo.updateUserRevokingSessions(db, id, patch)
+    : repo.updateUser(db, id, patch);
+}
+
+export function touchLastSeen(db: Executor, id: string): Promise<void> {
+  return repo.touchLastSeen(db, id);
+}
+
+/**
+ * A new one-time token of the purpose (invite verification, password reset), mailed as a link:
+ * only its digest is stored, and the user's older tokens of the purpose stop working.
+ */
+export async function issueUserToken(
+  db: Executor,
+  userId: string,
+  purpose: UserTokenPurpose,
+  ttlMs: number,
+): Promise<{ token: string; expiresAt: Date }> {
+  await repo.expireUserTokens(db, userId, purpose);
+  const token = randomToken();
+  const expiresAt = new Date(Date.now() + ttlMs);
+  await repo.insertUserToken(db, { id: uuidv7(), userId, purpose, hash: sha256(token), expiresAt });
+  return { token, expiresAt };
+}
+
+/** The user a valid, unused token of the purpose belongs to, without using it up. */
+export async function userOfToken(
+  db: Executor,
+  purpose: UserTokenPurpose,
+  token: string,
+): Promise<string | undefined> {
+  return (await repo.findUnusedUserToken(db, purpose, sha256(token)))?.user_id;
+}
+
+/** Uses a valid token up (it works once) and returns its user; older tokens of the purpose end too. */
+export async function consumeUserToken(
+  db: Executor,
+  purpose: UserTokenPurpose,
+  token: string,
+): Promise<string | undefined> {
+  const used = await repo.consumeUserToken(db, purpose, sha256(token));
+  if (used) await repo.expireUserTokens(db, used.user_id, purpose);
+  return used?.user_id;
 }

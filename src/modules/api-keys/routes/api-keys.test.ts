@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
-import { ROLE_IDS, ROLE_PERMISSIONS } from '../../roles/permissions.ts';
+import { ROLE_IDS, ROLE_PERMISSIONS } from '../../../access/permissions.ts';
 
 const UNKNOWN_ID = '0190f1c0-0000-7000-8000-0000000000ff';
 

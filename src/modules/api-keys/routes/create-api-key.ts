@@ -1,4 +1,5 @@
-import { needs, principalOf } from '../../../http/access.ts';
+import { needs } from '../../../access/access.ts';
+import { principalOf } from '../../../http/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { CreateApiKeyBody, CreatedApiKey } from '../api-keys.schemas.ts';
 import { createApiKey } from '../api-keys.service.ts';

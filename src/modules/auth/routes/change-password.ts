@@ -1,4 +1,5 @@
-import { ANY_USER, principalOf } from '../../../http/access.ts';
+import { ANY_USER } from '../../../access/access.ts';
+import { principalOf } from '../../../http/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { ChangePasswordBody, Session } from '../auth.schemas.ts';
 import { changePassword } from '../auth.service.ts';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PUBLIC } from '../../../http/access.ts';
+import { PUBLIC } from '../../../access/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { ForgotPasswordBody } from '../auth.schemas.ts';
 import { forgotPassword } from '../auth.service.ts';

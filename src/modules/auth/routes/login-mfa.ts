@@ -1,4 +1,4 @@
-import { PUBLIC } from '../../../http/access.ts';
+import { PUBLIC } from '../../../access/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { LoginMfaBody, Session } from '../auth.schemas.ts';
 import { loginWithMfa } from '../auth.service.ts';

@@ -1,4 +1,4 @@
-import { PUBLIC } from '../../../http/access.ts';
+import { PUBLIC } from '../../../access/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { LoginBody, LoginResult } from '../auth.schemas.ts';
 import { login } from '../auth.service.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
-import { RESOURCE_GROUPS, ROLE_IDS, ROLE_PERMISSIONS } from '../../roles/permissions.ts';
+import { RESOURCE_GROUPS, ROLE_IDS, ROLE_PERMISSIONS } from '../../../access/permissions.ts';
 import { assertError } from '../auth.test-support.ts';
 
 interface MeBody {

@@ -1,4 +1,4 @@
-import { PUBLIC } from '../../../http/access.ts';
+import { PUBLIC } from '../../../access/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { LoginResult, ResetPasswordBody } from '../auth.schemas.ts';
 import { resetPassword } from '../auth.service.ts';

@@ -1,4 +1,4 @@
-import { PUBLIC } from '../../../http/access.ts';
+import { PUBLIC } from '../../../access/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { LoginResult, VerifyUserBody } from '../auth.schemas.ts';
 import { verifyUser } from '../auth.service.ts';

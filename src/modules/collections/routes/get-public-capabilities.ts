@@ -1,4 +1,4 @@
-import { PUBLIC } from '../../../http/access.ts';
+import { PUBLIC } from '../../../access/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { Capabilities } from '../../contracts/contracts.schemas.ts';
 import { CollectionParams } from '../collections.schemas.ts';

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { needs, principalOf } from '../../../http/access.ts';
+import { needs } from '../../../access/access.ts';
+import { principalOf } from '../../../http/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { ContractFunction, ContractFunctionParams } from '../contract-functions.schemas.ts';
 import { getContractFunction } from '../contract-functions.service.ts';

@@ -1,4 +1,4 @@
-import { PUBLIC } from '../../../http/access.ts';
+import { PUBLIC } from '../../../access/access.ts';
 import { Page } from '../../../http/pagination.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { KnownCapability, ListCapabilitiesQuery } from '../contracts.schemas.ts';

@@ -1,4 +1,4 @@
-import { needs } from '../../../http/access.ts';
+import { needs } from '../../../access/access.ts';
 import { errorResponses } from '../../../http/errors.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { Capabilities, VerifyCapabilitiesBody } from '../contracts.schemas.ts';

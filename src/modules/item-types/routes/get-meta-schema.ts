@@ -1,4 +1,4 @@
-import { needs } from '../../../http/access.ts';
+import { needs } from '../../../access/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { ItemTypeMetaSchema } from '../item-types.schemas.ts';
 import { metaSchema } from '../item-types.service.ts';

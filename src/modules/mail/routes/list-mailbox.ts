@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { needs } from '../../../http/access.ts';
+import { needs } from '../../../access/access.ts';
 import { ApiError } from '../../../http/errors.ts';
 import { listQueryProperties, Page } from '../../../http/pagination.ts';
 import { DateTime, Email, iso, Uuid } from '../../../http/schemas.ts';

@@ -1,4 +1,4 @@
-import { PUBLIC } from '../../../http/access.ts';
+import { PUBLIC } from '../../../access/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { ContractMetadata, ContractMetadataParams } from '../metadata.schemas.ts';
 import { getContractMetadata } from '../metadata.service.ts';

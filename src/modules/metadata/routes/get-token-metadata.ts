@@ -1,4 +1,4 @@
-import { PUBLIC } from '../../../http/access.ts';
+import { PUBLIC } from '../../../access/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { TokenMetadata, TokenMetadataParams } from '../metadata.schemas.ts';
 import { getTokenMetadata } from '../metadata.service.ts';

@@ -1,4 +1,4 @@
-import { needs } from '../../../http/access.ts';
+import { needs } from '../../../access/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { AddPaymentTokenBody, NetworkParams, PaymentToken } from '../networks.schemas.ts';
 import { addPaymentToken, toPaymentToken } from '../networks.service.ts';

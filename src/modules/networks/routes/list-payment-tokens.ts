@@ -1,4 +1,4 @@
-import { needs } from '../../../http/access.ts';
+import { needs } from '../../../access/access.ts';
 import { Page } from '../../../http/pagination.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { ListPaymentTokensQuery, NetworkParams, PaymentToken } from '../networks.schemas.ts';

@@ -1,4 +1,4 @@
-import { needs } from '../../../http/access.ts';
+import { needs } from '../../../access/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { CreateOrganizationBody, Organization } from '../organizations.schemas.ts';
 import { createOrganization, toOrganization } from '../organizations.service.ts';

@@ -1,4 +1,5 @@
-import { needs, principalOf } from '../../../http/access.ts';
+import { needs } from '../../../access/access.ts';
+import { principalOf } from '../../../http/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { EditOrganizationBody, Organization, OrganizationParams } from '../organizations.schemas.ts';
 import { editOrganization, toOrganization } from '../organizations.service.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setupTest, type TestEnv } from '../../../../test/harness.ts';
-import { RESOURCE_GROUPS, ROLE_IDS } from '../permissions.ts';
+import { RESOURCE_GROUPS, ROLE_IDS } from '../../../access/permissions.ts';
 
 interface Role {
   id: string;

@@ -1,4 +1,4 @@
-import { ANY_USER } from '../../../http/access.ts';
+import { ANY_USER } from '../../../access/access.ts';
 import { Page } from '../../../http/pagination.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { ListRolesQuery, Role } from '../roles.schemas.ts';

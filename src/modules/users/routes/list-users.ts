@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { needs, principalOf } from '../../../http/access.ts';
+import { needs } from '../../../access/access.ts';
+import { principalOf } from '../../../http/access.ts';
 import { listQueryProperties, Page } from '../../../http/pagination.ts';
 import { Uuid } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setupTest, type TestEnv } from '../../../../test/harness.ts';
-import { ROLE_IDS } from '../../roles/permissions.ts';
+import { ROLE_IDS } from '../../../access/permissions.ts';
 
 const UNKNOWN_ID = '0190f1c0-0000-7000-8000-0000000000ff';
 

@@ -1,5 +1,5 @@
-import { ApiError } from '../../http/errors.ts';
-import type { Permission, RoleName } from '../roles/permissions.ts';
+import { ApiError } from '../http/errors.ts';
+import type { Permission, RoleName } from './permissions.ts';
 
 /** Who is calling: resolved once per request from an access token or an API key. */
 export interface Principal {
