@@ -1,13 +1,15 @@
 import { settleDeployment } from './modules/collections/collections.service.ts';
-import { settleMintTransaction } from './modules/mint-requests/mint-requests.service.ts';
+import {
+  settleMintTransaction,
+  settleTransferTransaction,
+} from './modules/token-flows/token-flows.service.ts';
 import type { SettlementHandlers } from './modules/transactions/transaction-settled.task.ts';
-import { settleTransferTransaction } from './modules/transfer-requests/transfer-requests.service.ts';
 
 /** Every module's reaction to a settled transaction, by transaction type (exhaustive). */
 export const settlementHandlers: SettlementHandlers = {
   // The collection's deployment leaves PENDING.
   DEPLOY: [settleDeployment],
-  // Mint and transfer requests follow their transaction.
+  // The token flow's records, items and reservations follow their transaction.
   MINT: [settleMintTransaction],
   TRANSFER: [settleTransferTransaction],
   // Nothing is waiting on these: their outcome shows on the transaction itself. royalty_info is

@@ -347,7 +347,7 @@ export interface ItemsTable {
   updated_at: Timestamp;
 }
 
-export type ReservationKind = 'MINT' | 'TRANSFER' | 'LISTING' | 'EMAIL_CLAIM';
+export type ReservationKind = 'MINT' | 'TRANSFER' | 'LISTING' | 'PURCHASE_INTENT' | 'EMAIL_CLAIM';
 
 export interface ItemReservationsTable {
   id: string;
@@ -356,6 +356,8 @@ export interface ItemReservationsTable {
   holder_id: string;
   quantity: Uint256Column;
   created_at: Timestamp;
+  /** When the hold ends by itself (released by its holder's expiry); null: until released. */
+  expires_at: NullableTimestamp;
   released_at: NullableTimestamp;
 }
 

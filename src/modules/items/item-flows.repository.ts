@@ -2,12 +2,6 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { ItemReservationRow, ItemRow, ReservationKind } from '../../db/schema.ts';
 
-/** Items by id, unlocked (to find their collection before taking any lock). */
-export function findItems(db: Executor, ids: readonly string[]): Promise<ItemRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('items').selectAll().where('id', 'in', ids).execute();
-}
-
 /** Locks the named items, in id order so concurrent requests never deadlock. */
 export function lockItemsForUpdate(db: Executor, ids: readonly string[]): Promise<ItemRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
@@ -109,6 +103,7 @@ export interface NewReservation {
   kind: ReservationKind;
   holder_id: string;
   quantity: bigint;
+  expires_at?: Date | null;
 }
 
 export function insertReservations(
@@ -121,6 +116,43 @@ export function insertReservations(
     .values(rows.map((r) => ({ ...r, quantity: r.quantity.toString() })))
     .returningAll()
     .execute();
+}
+
+/**
+ * Passes items' active reservations from one holder to new ones, in one statement: each old
+ * reservation is released and its successor (same item and quantity) inserted, so the history
+ * keeps both and the item is never free in between. Returns the new reservations; an item that
+ * `from` did not hold is not moved (the caller compares the count).
+ */
+export async function moveReservations(
+  db: Executor,
+  move: {
+    from: string;
+    kind: ReservationKind;
+    /** item id → its new reservation's id and holder. */
+    to: readonly { itemId: string; id: string; holderId: string }[];
+    expiresAt: Date | null;
+  },
+): Promise<ItemReservationRow[]> {
+  if (move.to.length === 0) return [];
+  const result = await sql<ItemReservationRow>`
+    WITH moved AS (
+      UPDATE item_reservations SET released_at = now()
+      WHERE holder_id = ${move.from} AND released_at IS NULL
+        AND item_id = ANY(${sql.val(move.to.map((t) => t.itemId))}::uuid[])
+      RETURNING item_id, quantity
+    ), successor AS (
+      SELECT * FROM unnest(
+        ${sql.val(move.to.map((t) => t.itemId))}::uuid[],
+        ${sql.val(move.to.map((t) => t.id))}::uuid[],
+        ${sql.val(move.to.map((t) => t.holderId))}::uuid[]
+      ) AS s(item_id, id, holder_id)
+    )
+    INSERT INTO item_reservations (id, item_id, kind, holder_id, quantity, expires_at)
+    SELECT s.id, m.item_id, ${move.kind}, s.holder_id, m.quantity, ${move.expiresAt}
+    FROM moved m JOIN successor s ON s.item_id = m.item_id
+    RETURNING *`.execute(db);
+  return result.rows;
 }
 
 /** Ends the active reservations of the holders; returns the items they held. */

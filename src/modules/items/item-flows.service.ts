@@ -1,14 +1,13 @@
 import { type Address, getAddress } from 'viem';
-import { assertOrganizationAccess, type Principal } from '../../access/principal.ts';
 import type { TokenType } from '../../chain/capabilities.ts';
 import type { Executor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { CollectionRow, ItemReservationRow, ItemRow, ReservationKind } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
-import { checkedUint256 } from '../../http/inputs.ts';
 import { uuidv7 } from '../../lib/ids.ts';
-import { getCollectionRow } from '../collections/collections.service.ts';
 import * as repo from './item-flows.repository.ts';
+import { type ItemSelection, MAX_ITEMS_PER_REQUEST } from './item-selection.ts';
+import * as itemsRepo from './items.repository.ts';
 
 /**
  * What moves items through the flows that hold them for a while (mint, transfer, listing, email
@@ -16,118 +15,7 @@ import * as repo from './item-flows.repository.ts';
  * a time, and the token status and supply those flows change.
  */
 
-/** Items one mint or transfer request may take (SERVICE-SPEC Limits). */
-export const MAX_ITEMS_PER_REQUEST = 100;
-
 export type ItemFlow = 'MINT' | 'TRANSFER';
-
-/** The five selector forms of SERVICE-SPEC Group D, as a body carries them (null = absent). */
-export interface SelectorFields {
-  item_id?: string | null | undefined;
-  item_ids?: readonly string[] | null | undefined;
-  collection_id?: string | null | undefined;
-  token_ids?: readonly string[] | null | undefined;
-  token_ranges?: readonly { from_id: string; to_id: string }[] | null | undefined;
-}
-
-const SELECTOR_FIELDS = ['collection_id', 'item_id', 'item_ids', 'token_ids', 'token_ranges'] as const;
-
-export interface TokenRange {
-  from: bigint;
-  to: bigint;
-}
-
-/**
- * Explicit forms (item_id, item_ids, token_ids) name items that must all qualify; open forms
- * (collection_id, token_ranges) take the qualifying items and pass over the others.
- */
-export type ItemSelection =
-  | { kind: 'items'; itemIds: string[] }
-  | { kind: 'collection'; collectionId: string }
-  | { kind: 'token_ids'; collectionId: string; tokenIds: bigint[] }
-  | { kind: 'token_ranges'; collectionId: string; ranges: TokenRange[] };
-
-/**
- * Selection rules: exactly one of item_id, item_ids, collection_id, collection_id + token_ids,
- * collection_id + token_ranges (else INVALID_SELECTION); a list naming more than 100 items
- * (ranges counted by the ids they cover) is TOO_MANY_ITEMS.
- */
-export function parseItemSelection(fields: SelectorFields): ItemSelection {
-  const given = SELECTOR_FIELDS.filter((k) => fields[k] !== undefined && fields[k] !== null)
-    .sort()
-    .join('+');
-  const tooMany = (what: string) =>
-    new ApiError('TOO_MANY_ITEMS', `${what}: at most ${MAX_ITEMS_PER_REQUEST} items per request`);
-  switch (given) {
-    case 'item_id':
-      return { kind: 'items', itemIds: [fields.item_id!] };
-    case 'item_ids': {
-      const ids = fields.item_ids!;
-      if (ids.length > MAX_ITEMS_PER_REQUEST) throw tooMany(`item_ids has ${ids.length} entries`);
-      return { kind: 'items', itemIds: [...ids] };
-    }
-    case 'collection_id':
-      return { kind: 'collection', collectionId: fields.collection_id! };
-    case 'collection_id+token_ids': {
-      const ids = fields.token_ids!;
-      if (ids.length > MAX_ITEMS_PER_REQUEST) throw tooMany(`token_ids has ${ids.length} entries`);
-      return {
-        kind: 'token_ids',
-        collectionId: fields.collection_id!,
-        tokenIds: ids.map((id, i) => checkedUint256(id, `/token_ids/${i}`)),
-      };
-    }
-    case 'collection_id+token_ranges': {
-      const ranges = fields.token_ranges!.map((r, i) => {
-        const range = {
-          from: checkedUint256(r.from_id, `/token_ranges/${i}/from_id`),
-          to: checkedUint256(r.to_id, `/token_ranges/${i}/to_id`),
-        };
-        if (range.from > range.to)
-          throw new ApiError('VALIDATION_FAILED', `token_ranges/${i}: from_id is above to_id`, {
-            fields: [{ path: `/token_ranges/${i}`, message: 'from_id must be at most to_id' }],
-          });
-        return range;
-      });
-      const covered = ranges.reduce((sum, r) => sum + (r.to - r.from + 1n), 0n);
-      if (covered > BigInt(MAX_ITEMS_PER_REQUEST)) throw tooMany(`token_ranges cover ${covered} ids`);
-      return { kind: 'token_ranges', collectionId: fields.collection_id!, ranges };
-    }
-    default:
-      throw new ApiError(
-        'INVALID_SELECTION',
-        given === ''
-          ? 'name the items: item_id, item_ids, collection_id, collection_id + token_ids or collection_id + token_ranges'
-          : `${given.replaceAll('+', ', ')} cannot be combined: give exactly one of item_id, item_ids, collection_id, collection_id + token_ids, collection_id + token_ranges`,
-      );
-  }
-}
-
-/**
- * The collection a selection's items belong to, as `principal` may see it (another
- * organization's items or collection answer NOT_FOUND). Named items must share one collection:
- * one request moves tokens of one contract.
- */
-export async function collectionOfSelection(
-  db: Executor,
-  principal: Principal,
-  selection: ItemSelection,
-): Promise<CollectionRow> {
-  if (selection.kind !== 'items') return getCollectionRow(db, principal, selection.collectionId);
-  const items = await repo.findItems(db, selection.itemIds);
-  for (const id of selection.itemIds) {
-    const item = items.find((i) => i.id === id);
-    if (!item) throw new ApiError('NOT_FOUND', `item ${id} not found`);
-    assertOrganizationAccess(principal, item.organization_id, `item ${id}`);
-  }
-  const collectionIds = new Set(items.map((i) => i.collection_id));
-  if (collectionIds.size > 1)
-    throw new ApiError(
-      'INVALID_SELECTION',
-      'the items belong to several collections: one request, one collection',
-    );
-  return getCollectionRow(db, principal, items[0]!.collection_id);
-}
 
 export interface DeployedContract {
   address: Address;
@@ -146,7 +34,7 @@ export function deployedContractOf(collection: CollectionRow): DeployedContract 
 
 /** Items by id, in no particular order (settlement reads the items of its requests). */
 export function findItems(db: Executor, ids: readonly string[]): Promise<ItemRow[]> {
-  return repo.findItems(db, ids);
+  return itemsRepo.findItems(db, ids);
 }
 
 export interface FlowItemsRequest {
@@ -267,6 +155,8 @@ function describeKind(kind: ReservationKind): string {
       return 'a transfer request';
     case 'LISTING':
       return 'a listing';
+    case 'PURCHASE_INTENT':
+      return 'a purchase';
     case 'EMAIL_CLAIM':
       return 'an email claim';
   }
@@ -301,6 +191,7 @@ export async function reserveItems(
   kind: ReservationKind,
   holderId: string | readonly string[],
   quantities: bigint | readonly bigint[],
+  options: { expiresAt?: Date | null } = {},
 ): Promise<ItemReservationRow[]> {
   const at = <T>(value: T | readonly T[], i: number): T =>
     Array.isArray(value) ? (value as readonly T[])[i]! : (value as T);
@@ -313,6 +204,7 @@ export async function reserveItems(
         kind,
         holder_id: at(holderId, i),
         quantity: at(quantities, i),
+        expires_at: options.expiresAt ?? null,
       })),
     );
   } catch (error) {
@@ -323,6 +215,33 @@ export async function reserveItems(
       );
     throw error;
   }
+}
+
+/**
+ * Passes the items' reservations held by `from` (a listing, an email claim) to new holders (the
+ * records of a flow, a purchase intent), in one statement: no moment in which another flow could
+ * take the items. Every item must be held by `from`, else ITEM_RESERVED and nothing moves (the
+ * caller's transaction aborts).
+ */
+export async function moveReservations(
+  db: Executor,
+  move: {
+    from: string;
+    kind: ReservationKind;
+    /** item id → its new holder. */
+    to: ReadonlyMap<string, string>;
+    expiresAt?: Date | null;
+  },
+): Promise<ItemReservationRow[]> {
+  const moved = await repo.moveReservations(db, {
+    from: move.from,
+    kind: move.kind,
+    to: [...move.to].map(([itemId, holderId]) => ({ itemId, holderId, id: uuidv7() })),
+    expiresAt: move.expiresAt ?? null,
+  });
+  if (moved.length !== move.to.size)
+    throw new ApiError('ITEM_RESERVED', `an item is no longer held by ${move.from}: it cannot be handed on`);
+  return moved;
 }
 
 /** Ends the holders' active reservations (idempotent); returns the ids of the items freed. */

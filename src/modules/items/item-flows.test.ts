@@ -5,7 +5,8 @@ import { setupTest, type TestEnv } from '../../../test/harness.ts';
 import { ApiError } from '../../http/errors.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { insertItems } from '../mint-requests/mint-requests.test-support.ts';
-import { parseItemSelection, releaseReservations, reserveItems } from './item-flows.service.ts';
+import { moveReservations, releaseReservations, reserveItems } from './item-flows.service.ts';
+import { parseItemSelection } from './item-selection.ts';
 
 const rejects = (fn: () => unknown, code: string) =>
   assert.throws(fn, (error) => error instanceof ApiError && error.code === code);
@@ -112,5 +113,69 @@ describe('reservations', () => {
     assert.equal((await active(items.map((i) => i.id))).length, 0);
     await reserveItems(db, items, 'TRANSFER', uuidv7(), 1n);
     assert.equal((await active(items.map((i) => i.id))).length, 3);
+  });
+
+  it("moves a holder's reservations to new holders in one statement, keeping the history", async () => {
+    const db = env.database.db;
+    const collection = await insertCollection(db, { organizationId });
+    const items = await insertItems(db, 3, { collectionId: collection.id, organizationId, firstTokenId: 1n });
+    const listing = uuidv7();
+    await reserveItems(db, items, 'LISTING', listing, 1n);
+    const intent = uuidv7();
+    const expiresAt = new Date(Date.now() + 900_000);
+    const moved = await moveReservations(db, {
+      from: listing,
+      kind: 'PURCHASE_INTENT',
+      to: new Map([[items[0]!.id, intent]]),
+      expiresAt,
+    });
+    assert.deepEqual(
+      moved.map((r) => [r.item_id, r.kind, r.holder_id, r.quantity, r.expires_at?.toISOString()]),
+      [[items[0]!.id, 'PURCHASE_INTENT', intent, '1', expiresAt.toISOString()]],
+    );
+    const now = await active(items.map((i) => i.id));
+    assert.deepEqual(
+      now.map((r) => [r.item_id, r.holder_id]).sort(),
+      [
+        [items[0]!.id, intent],
+        [items[1]!.id, listing],
+        [items[2]!.id, listing],
+      ].sort(),
+      "one active reservation per item: the moved one, the others still the listing's",
+    );
+    const history = await db
+      .selectFrom('item_reservations')
+      .select(['holder_id', 'released_at'])
+      .where('item_id', '=', items[0]!.id)
+      .orderBy('created_at')
+      .execute();
+    assert.deepEqual(
+      history.map((r) => [r.holder_id, r.released_at !== null]),
+      [
+        [listing, true],
+        [intent, false],
+      ],
+    );
+  });
+
+  it('moves nothing when an item is not held by the holder: ITEM_RESERVED, the transaction aborts', async () => {
+    const db = env.database.db;
+    const collection = await insertCollection(db, { organizationId });
+    const items = await insertItems(db, 2, { collectionId: collection.id, organizationId, firstTokenId: 1n });
+    const claim = uuidv7();
+    await reserveItems(db, [items[0]!], 'EMAIL_CLAIM', claim, 1n);
+    await reserveItems(db, [items[1]!], 'MINT', uuidv7(), 1n);
+    await assert.rejects(
+      db.transaction().execute((tx) =>
+        moveReservations(tx, {
+          from: claim,
+          kind: 'MINT',
+          to: new Map(items.map((i) => [i.id, uuidv7()])),
+        }),
+      ),
+      (error) => error instanceof ApiError && error.code === 'ITEM_RESERVED',
+    );
+    const now = await active(items.map((i) => i.id));
+    assert.equal(now.find((r) => r.item_id === items[0]!.id)?.holder_id, claim, "still the claim's");
   });
 });

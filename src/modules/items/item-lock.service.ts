@@ -6,10 +6,15 @@ import type { CollectionRow, ItemRow } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
 import { checkedUint256 } from '../../http/inputs.ts';
 import { getCollectionRow, takeTokenIds } from '../collections/collections.service.ts';
+import { byCreation } from './item-flows.service.ts';
+import { type ItemSelection, parseItemSelection, type SelectorForm } from './item-selection.ts';
 import * as repo from './items.repository.ts';
-import type { LockItemsBody, LockOutput } from './items.schemas.ts';
+import { type LockItemsBody, type LockOutput, MAX_BULK_ITEMS } from './items.schemas.ts';
 
-type Selection = { kind: 'items'; itemIds: string[] } | { kind: 'collection'; collectionId: string };
+type Selection = Extract<ItemSelection, { kind: 'items' | 'collection' }>;
+
+/** Lock rule 1: the items are named by item_id, item_ids or collection_id. */
+const LOCK_FORMS: readonly SelectorForm[] = ['item_id', 'item_ids', 'collection_id'];
 
 /**
  * Locks items: their supply and token id become fixed, and mint, transfer, listing and email
@@ -114,19 +119,9 @@ export async function lockItems(
   }
 }
 
-/** Rule 1: exactly one of item_id, item_ids, collection_id. */
+/** Rule 1: exactly one of item_id, item_ids, collection_id (lists as long as a bulk create). */
 function parseSelection(body: LockItemsBody): Selection {
-  const given = (['item_id', 'item_ids', 'collection_id'] as const).filter((k) => body[k] != null);
-  if (given.length !== 1) {
-    throw new ApiError(
-      'INVALID_SELECTION',
-      given.length === 0
-        ? 'name the items to lock: item_id, item_ids or collection_id'
-        : `${given.join(', ')} cannot be combined: give exactly one of item_id, item_ids, collection_id`,
-    );
-  }
-  if (body.collection_id != null) return { kind: 'collection', collectionId: body.collection_id };
-  return { kind: 'items', itemIds: body.item_id != null ? [body.item_id] : [...body.item_ids!] };
+  return parseItemSelection(body, { forms: LOCK_FORMS, maxItems: MAX_BULK_ITEMS }) as Selection;
 }
 
 /** The collection of the selection, locked (FOR UPDATE) until the transaction ends. */
@@ -184,12 +179,6 @@ async function takeIdsFrom(db: Executor, collectionId: string, first: bigint, co
   const taken = await takeTokenIds(db, collectionId, count);
   // The collection row is locked since it was read: nobody else can have moved the counter.
   if (taken !== first) throw new Error(`token id counter of ${collectionId} moved under its lock`);
-}
-
-function byCreation(items: readonly ItemRow[]): ItemRow[] {
-  return [...items].sort(
-    (a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-  );
 }
 
 function toLockOutput(row: repo.LockedItem): LockOutput {

@@ -3,6 +3,12 @@ import type { Executor } from '../../db/database.ts';
 import type { ItemRow, RoyaltyInfo } from '../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../http/pagination.ts';
 
+/** Items by id, unlocked (to find their collection before taking any lock). */
+export function findItems(db: Executor, ids: readonly string[]): Promise<ItemRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('items').selectAll().where('id', 'in', ids).execute();
+}
+
 export function findItem(db: Executor, id: string): Promise<ItemRow | undefined> {
   return db.selectFrom('items').selectAll().where('id', '=', id).executeTakeFirst();
 }

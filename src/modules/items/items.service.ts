@@ -57,6 +57,24 @@ export function toItem(row: ItemRow): Item {
   };
 }
 
+/**
+ * The named items, in no particular order, each of which exists and is `principal`'s to see: the
+ * first that is not answers NOT_FOUND naming it (another organization's item never shows).
+ */
+export async function assertItemsOfOrganization(
+  db: Executor,
+  principal: Principal,
+  ids: readonly string[],
+): Promise<ItemRow[]> {
+  const items = await repo.findItems(db, ids);
+  for (const id of ids) {
+    const item = items.find((i) => i.id === id);
+    if (!item) throw new ApiError('NOT_FOUND', `item ${id} not found`);
+    assertOrganizationAccess(principal, item.organization_id, `item ${id}`);
+  }
+  return items;
+}
+
 export async function getItem(db: Executor, principal: Principal, id: string): Promise<ItemRow> {
   const row = await repo.findItem(db, id);
   if (!row) throw new ApiError('NOT_FOUND', 'item not found');

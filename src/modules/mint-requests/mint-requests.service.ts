@@ -1,73 +1,25 @@
-import { type Address, decodeEventLog, encodeFunctionData, type Hex, parseAbiItem, zeroAddress } from 'viem';
-import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../access/principal.ts';
-import {
-  assertMintable,
-  type CapabilityName,
-  capabilityAbi,
-  type TokenType,
-} from '../../chain/capabilities.ts';
+import type { Principal } from '../../access/principal.ts';
 import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
-import type { CollectionRow, ItemRow, TransactionRow, TransactionState, WalletRow } from '../../db/schema.ts';
-import { ApiError } from '../../http/errors.ts';
-import { checkedAddress, checkedUint256 } from '../../http/inputs.ts';
+import { checkedAddress } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
-import { findCollection } from '../collections/collections.service.ts';
+import { lockFlowItems } from '../items/item-flows.service.ts';
+import { collectionOfSelection, parseItemSelection } from '../items/item-selection.ts';
 import {
-  abortMint,
-  byCreation,
-  collectionOfSelection,
-  completeMint,
-  type DeployedContract,
-  deployedContractOf,
-  findItems,
-  lockFlowItems,
-  markMinting,
-  parseItemSelection,
-  releaseReservations,
-  requestIdsFor,
-  reserveItems,
-} from '../items/item-flows.service.ts';
-import { chainClientOf, findNetwork } from '../networks/networks.service.ts';
-import { queueTransaction } from '../transactions/transactions.service.ts';
-import { organizationWalletOf } from '../wallets/wallets.service.ts';
+  broadcastHash,
+  checkedQuantity,
+  contractForFlow,
+  getTokenRequest,
+  listTokenRequests,
+  requestState,
+  startTokenFlow,
+  type TokenRequestFilters,
+  type TokenRequestView,
+} from '../token-flows/token-flows.service.ts';
 import type { MintRequest, TokenRequestBody } from './mint-requests.schemas.ts';
-import * as repo from './token-requests.repository.ts';
 
-/**
- * Mint and transfer requests share one store (token-requests.repository.ts, the table named by
- * the caller); the transfer-requests module reaches it through this service.
- */
-export { lockOpenRequests, settleRequests, type TokenRequestView } from './token-requests.repository.ts';
-
-type RequestState = MintRequest['state'];
-
-/**
- * A request mirrors its transaction (API.md §4): PENDING and SUBMITTED are read from the
- * transaction, COMPLETED and FAILED are written when it settles (with the items and the
- * reservation, in one database transaction). A settled transaction whose handler has not run yet
- * still reads as in flight.
- */
-export function requestState(state: RequestState, transactionState: TransactionState): RequestState {
-  if (state === 'COMPLETED' || state === 'FAILED') return state;
-  switch (transactionState) {
-    case 'PENDING':
-    case 'QUEUED':
-    case 'CANCELLED':
-      return 'PENDING';
-    case 'SUBMITTED':
-    case 'COMPLETED':
-      return 'SUBMITTED';
-  }
-}
-
-/** The transaction hash, once broadcast (a signed but unsent transaction shows none). */
-export function broadcastHash(transactionState: TransactionState, hash: string | null): string | null {
-  return transactionState === 'SUBMITTED' || transactionState === 'COMPLETED' ? hash : null;
-}
-
-export function toMintRequest(view: repo.TokenRequestView): MintRequest {
+export function toMintRequest(view: TokenRequestView): MintRequest {
   return {
     id: view.id,
     item_id: view.item_id,
@@ -83,115 +35,11 @@ export function toMintRequest(view: repo.TokenRequestView): MintRequest {
   };
 }
 
-/** quantity: default 1, at least 1, at most 2^256-1; ERC-721 tokens are unique (only 1). */
-export function checkedQuantity(input: string | null | undefined, tokenType: TokenType): bigint {
-  const quantity = input == null ? 1n : checkedUint256(input, '/quantity');
-  if (quantity === 0n)
-    throw new ApiError('VALIDATION_FAILED', 'quantity must be at least 1', {
-      fields: [{ path: '/quantity', message: 'must be at least 1' }],
-    });
-  if (tokenType === 'ERC721' && quantity !== 1n)
-    throw new ApiError('VALIDATION_FAILED', 'an ERC721 token is unique: quantity must be 1', {
-      fields: [{ path: '/quantity', message: 'must be 1 for ERC721' }],
-    });
-  return quantity;
-}
-
-/** How the service mints on a contract, from its capabilities (SERVICE-SPEC capability rule 2). */
-type MintMethod =
-  /** ERC-721 mintBatch(address[] to, uint256[] ids): one transaction. */
-  | 'ERC721_BATCH'
-  /** ERC-721 mintBatchNoId(to, count): the contract picks the ids (EXTERNAL strategy). */
-  | 'ERC721_NO_ID'
-  /** ERC-721 mint(to, id): one transaction per item. */
-  | 'ERC721_SINGLE'
-  /** ERC-721 mintWithURI(to, id, uri): one transaction per item. */
-  | 'ERC721_SINGLE_URI'
-  /** ERC-1155 mintBatch(to, ids, amounts): one transaction (rule 2 makes it the only way). */
-  | 'ERC1155_BATCH';
-
-function mintMethodOf(contract: DeployedContract, externalIds: boolean): MintMethod {
-  assertMintable(contract.capabilities, contract.tokenType);
-  const has = (c: CapabilityName) => contract.capabilities.includes(c);
-  // assertMintable: an ERC-1155 contract has ADMIN_MINT_MULTIPLE.
-  if (contract.tokenType === 'ERC1155') return 'ERC1155_BATCH';
-  if (externalIds) {
-    if (has('ADMIN_MINT_MULTIPLE_NO_ID')) return 'ERC721_NO_ID';
-    throw new ApiError(
-      'MISSING_MINT_CAPABILITY',
-      'token ids assigned by the contract (EXTERNAL) need the ADMIN_MINT_MULTIPLE_NO_ID capability',
-    );
-  }
-  if (has('ADMIN_MINT_BATCH')) return 'ERC721_BATCH';
-  if (has('ADMIN_MINT_SINGLE')) return 'ERC721_SINGLE';
-  if (has('ADMIN_MINT_SINGLE_URI')) return 'ERC721_SINGLE_URI';
-  // MINT_VOUCHER (buyers mint) or ADMIN_MINT_MULTIPLE_NO_ID (the contract picks the ids) only.
-  throw new ApiError(
-    'MISSING_MINT_CAPABILITY',
-    'the service mints given ERC721 token ids with ADMIN_MINT_BATCH, ADMIN_MINT_SINGLE or ADMIN_MINT_SINGLE_URI',
-  );
-}
-
-function call(capability: CapabilityName, tokenType: TokenType, functionName: string, args: unknown[]): Hex {
-  const abi = capabilityAbi(capability, tokenType);
-  if (!abi) throw new Error(`capability ${capability} has no ${tokenType} form`);
-  return encodeFunctionData({ abi, functionName, args } as Parameters<typeof encodeFunctionData>[0]);
-}
-
-/** The calldata of each transaction and the items it mints. */
-function mintCalls(
-  method: MintMethod,
-  items: readonly ItemRow[],
-  to: Address,
-  quantity: bigint,
-  metadataUrl: (tokenId: bigint) => string,
-): { data: Hex; items: readonly ItemRow[] }[] {
-  const id = (item: ItemRow) => BigInt(item.token_id!);
-  switch (method) {
-    case 'ERC721_BATCH':
-      return [
-        {
-          data: call('ADMIN_MINT_BATCH', 'ERC721', 'mintBatch', [items.map(() => to), items.map(id)]),
-          items,
-        },
-      ];
-    case 'ERC721_NO_ID':
-      return [
-        {
-          data: call('ADMIN_MINT_MULTIPLE_NO_ID', 'ERC721', 'mintBatchNoId', [to, BigInt(items.length)]),
-          items,
-        },
-      ];
-    case 'ERC1155_BATCH':
-      return [
-        {
-          data: call('ADMIN_MINT_MULTIPLE', 'ERC1155', 'mintBatch', [
-            to,
-            items.map(id),
-            items.map(() => quantity),
-          ]),
-          items,
-        },
-      ];
-    case 'ERC721_SINGLE':
-      return items.map((item) => ({
-        data: call('ADMIN_MINT_SINGLE', 'ERC721', 'mint', [to, id(item)]),
-        items: [item],
-      }));
-    case 'ERC721_SINGLE_URI':
-      return items.map((item) => ({
-        data: call('ADMIN_MINT_SINGLE_URI', 'ERC721', 'mintWithURI', [to, id(item), metadataUrl(id(item))]),
-        items: [item],
-      }));
-  }
-}
-
 /**
  * Request mint (SERVICE-SPEC Group D), all or nothing in the caller's transaction: the items are
- * locked and checked, reserved (MINT, one reservation per item held by its request record) and
- * set MINTING; the transactions are queued (one for the request when the contract mints in
- * batches, else one per item); one record per item is written. With collection_id (alone or with
- * token_ranges) and no qualifying item, nothing is queued and the list is empty.
+ * locked and checked (locked, supply left to mint, not reserved), then minted through the token
+ * flow (src/modules/token-flows). With collection_id (alone or with token_ranges) and no
+ * qualifying item, nothing is queued and the list is empty.
  */
 export async function createMintRequests(
   db: Executor,
@@ -202,138 +50,15 @@ export async function createMintRequests(
   const to = checkedAddress(body.to_address, '/to_address');
   const selection = parseItemSelection(body);
   const collection = await collectionOfSelection(db, principal, selection);
-  const contract = deployedContractOf(collection);
-  const method = mintMethodOf(contract, collection.token_id_assignment_strategy === 'EXTERNAL');
+  const contract = contractForFlow(collection, 'MINT');
   const quantity = checkedQuantity(body.quantity, contract.tokenType);
-
   const items = await lockFlowItems(db, { collection, flow: 'MINT', selection, quantity });
-  if (items.length === 0) return [];
-  const { wallet, requestIds } = await reserveForRequests(db, collection, items, 'MINT', quantity);
-  await markMinting(
-    db,
-    items.map((item) => item.id),
-  );
-  const metadataUrl = (tokenId: bigint) =>
-    `${deps.config.http.publicBaseUrl}/v1/metadata/${collection.id}/${tokenId.toString()}`;
-  const views = await queueTokenRequests(db, {
-    table: 'mint_requests',
-    type: 'MINT',
-    collection,
-    contract,
-    wallet,
-    calls: mintCalls(method, items, to, quantity, metadataUrl),
-    requestIds,
-    quantity,
-    to,
-  });
+  const views = await startTokenFlow(db, deps, { flow: 'MINT', collection, items, quantity, to });
   return views.map(toMintRequest);
 }
 
-/**
- * The request ids of `items` (UUIDv7, in item order), each item reserved for its request, and the
- * organization wallet that will send the transactions.
- */
-export async function reserveForRequests(
-  db: Executor,
-  collection: CollectionRow,
-  items: readonly ItemRow[],
-  kind: 'MINT' | 'TRANSFER',
-  quantity: bigint,
-): Promise<{ wallet: WalletRow; requestIds: Map<string, string> }> {
-  const wallet = await organizationWalletOf(db, collection.organization_id);
-  const requestIds = requestIdsFor(items);
-  await reserveItems(
-    db,
-    items,
-    kind,
-    items.map((item) => requestIds.get(item.id)!),
-    quantity,
-  );
-  return { wallet, requestIds };
-}
-
-/** Why a settled transaction did not succeed, for the requests it carried. */
-export function failureReasonOf(transaction: TransactionRow): string {
-  return (
-    transaction.failure_reason ?? (transaction.state === 'CANCELLED' ? 'cancelled' : 'reverted on chain')
-  );
-}
-
-/**
- * Queues one transaction per call and writes one request record per item it carries (ids from
- * `requestIds`, reserved by the caller); the records are returned in the calls' item order.
- */
-export async function queueTokenRequests(
-  db: Executor,
-  request: {
-    table: repo.TokenRequestTable;
-    type: 'MINT' | 'TRANSFER';
-    collection: CollectionRow;
-    contract: DeployedContract;
-    wallet: WalletRow;
-    calls: readonly { data: Hex; items: readonly ItemRow[] }[];
-    requestIds: ReadonlyMap<string, string>;
-    quantity: bigint;
-    to: Address;
-  },
-): Promise<repo.TokenRequestView[]> {
-  const { collection, requestIds } = request;
-  const records: repo.NewTokenRequest[] = [];
-  for (const call of request.calls) {
-    const transaction = await queueTransaction(db, {
-      networkId: request.contract.networkId,
-      wallet: request.wallet,
-      type: request.type,
-      to: request.contract.address,
-      data: call.data,
-    });
-    for (const item of call.items) {
-      records.push({
-        id: requestIds.get(item.id)!,
-        organization_id: collection.organization_id,
-        collection_id: collection.id,
-        item_id: item.id,
-        quantity: request.quantity,
-        to_address: request.to,
-        transaction_id: transaction.id,
-      });
-    }
-  }
-  await repo.insertRequests(db, request.table, records);
-  const views = new Map(
-    (
-      await repo.findRequests(
-        db,
-        request.table,
-        records.map((r) => r.id),
-      )
-    ).map((v) => [v.id, v]),
-  );
-  return records.map((r) => views.get(r.id)!);
-}
-
 export async function getMintRequest(db: Executor, principal: Principal, id: string): Promise<MintRequest> {
-  return toMintRequest(await requestView(db, principal, 'mint_requests', id));
-}
-
-/** A mint or transfer request as `principal` may see it: another organization's is NOT_FOUND. */
-export async function requestView(
-  db: Executor,
-  principal: Principal,
-  table: repo.TokenRequestTable,
-  id: string,
-): Promise<repo.TokenRequestView> {
-  const what = table === 'mint_requests' ? 'mint request' : 'transfer request';
-  const view = await repo.findRequest(db, table, id);
-  if (!view) throw new ApiError('NOT_FOUND', `${what} not found`);
-  assertOrganizationAccess(principal, view.organization_id, what);
-  return view;
-}
-
-export interface TokenRequestFilters {
-  item_id?: string | undefined;
-  collection_id?: string | undefined;
-  to_address?: string | undefined;
+  return toMintRequest(await getTokenRequest(db, principal, 'MINT', id));
 }
 
 export async function listMintRequests(
@@ -342,110 +67,6 @@ export async function listMintRequests(
   page: PageParams,
   filters: TokenRequestFilters,
 ): Promise<PageResult<MintRequest>> {
-  const result = await requestViews(db, principal, 'mint_requests', page, filters);
+  const result = await listTokenRequests(db, principal, 'MINT', page, filters);
   return { ...result, results: result.results.map(toMintRequest) };
-}
-
-/** A page of mint or transfer requests: platform admins see every organization's. */
-export function requestViews(
-  db: Executor,
-  principal: Principal,
-  table: repo.TokenRequestTable,
-  page: PageParams,
-  filters: TokenRequestFilters,
-): Promise<PageResult<repo.TokenRequestView>> {
-  return repo.listRequests(db, table, page, {
-    organizationId: isPlatformAdmin(principal) ? undefined : principal.organizationId,
-    itemId: filters.item_id,
-    collectionId: filters.collection_id,
-    toAddress:
-      filters.to_address === undefined ? undefined : checkedAddress(filters.to_address, '/to_address'),
-  });
-}
-
-const TRANSFER_EVENT = parseAbiItem(
-  'event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)',
-);
-
-/** The ids an ERC-721 contract minted in a transaction: its Transfer events from the zero address. */
-async function mintedTokenIds(
-  db: Executor,
-  deps: Deps,
-  transaction: TransactionRow,
-  contractAddress: string,
-): Promise<bigint[]> {
-  const network = await findNetwork(db, transaction.network_id);
-  if (!network || !transaction.tx_hash) throw new Error(`transaction ${transaction.id} cannot be read back`);
-  const client = chainClientOf(deps, network);
-  // Thrown errors retry the settlement job: the node may lag behind the relayer's.
-  const receipt = await client.receipt(transaction.tx_hash as Hex);
-  if (!receipt) throw new Error(`no receipt for ${transaction.tx_hash} yet`);
-  const ids: bigint[] = [];
-  for (const log of receipt.logs) {
-    if (log.address.toLowerCase() !== contractAddress.toLowerCase() || log.topics.length !== 4) continue;
-    try {
-      const event = decodeEventLog({
-        abi: [TRANSFER_EVENT],
-        data: log.data,
-        topics: log.topics as [Hex, ...Hex[]],
-      });
-      if (event.args.from === zeroAddress) ids.push(event.args.tokenId);
-    } catch {
-      // Another event of the contract.
-    }
-  }
-  return ids;
-}
-
-/**
- * Settlement of a MINT transaction (idempotent: only requests not yet COMPLETED or FAILED move).
- * Success: requests COMPLETED, items MINTED with their supply, ids the contract chose (EXTERNAL)
- * given to the items in creation order, reservations released. Revert or cancellation: requests
- * FAILED with the reason, items back to NOT_MINTED (MINTED if they had supply), reservations
- * released, so the items can be minted again.
- */
-export async function settleMintTransaction(
-  db: Executor,
-  deps: Deps,
-  transaction: TransactionRow,
-): Promise<void> {
-  const requests = await repo.lockOpenRequests(db, 'mint_requests', transaction.id);
-  if (requests.length === 0) return;
-  const ids = requests.map((r) => r.id);
-  const items = new Map(
-    (
-      await findItems(
-        db,
-        requests.map((r) => r.item_id),
-      )
-    ).map((i) => [i.id, i]),
-  );
-  const succeeded = transaction.state === 'COMPLETED' && transaction.on_chain_status === 'SUCCESS';
-  if (!succeeded) {
-    const reason = failureReasonOf(transaction);
-    await repo.settleRequests(db, 'mint_requests', ids, { state: 'FAILED', reason });
-    await abortMint(db, [...items.keys()]);
-    await releaseReservations(db, ids);
-    return;
-  }
-  const ordered = byCreation([...items.values()]);
-  let chosenIds: bigint[] = [];
-  if (ordered.some((item) => item.token_id === null)) {
-    const collection = await findCollection(db, requests[0]!.collection_id);
-    if (collection?.contract_address) {
-      chosenIds = await mintedTokenIds(db, deps, transaction, collection.contract_address);
-    }
-  }
-  const wallet = transaction.from_address.toLowerCase();
-  for (const item of ordered) {
-    const request = requests.find((r) => r.item_id === item.id)!;
-    await completeMint(db, {
-      itemId: item.id,
-      quantity: BigInt(request.quantity),
-      toOrganizationWallet: request.to_address.toLowerCase() === wallet,
-      tokenId: item.token_id === null ? chosenIds.shift() : undefined,
-    });
-  }
-  await repo.settleRequests(db, 'mint_requests', ids, { state: 'COMPLETED' });
-  await releaseReservations(db, ids);
 }

@@ -1,9 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Uuid } from '../../http/schemas.ts';
-import { TOKEN_REQUEST_FIELDS, tokenRequestListQuery } from '../mint-requests/mint-requests.schemas.ts';
+import { TOKEN_REQUEST_FIELDS, tokenRequestListQuery } from '../token-flows/token-flows.schemas.ts';
 
 /** A transfer request takes the body of a mint request (SERVICE-SPEC Group D). */
-export { TokenRequestBody } from '../mint-requests/mint-requests.schemas.ts';
+export { TokenRequestBody } from '../token-flows/token-flows.schemas.ts';
 
 export const TransferRequest = Type.Object(
   {

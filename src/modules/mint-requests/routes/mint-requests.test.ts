@@ -8,7 +8,7 @@ import { platformContracts } from '../../../chain/artifacts.ts';
 import { capabilitiesOf } from '../../../chain/capabilities.ts';
 import type { CollectionRow } from '../../../db/schema.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
-import { settleMintTransaction } from '../mint-requests.service.ts';
+import { settleMintTransaction } from '../../token-flows/token-flows.service.ts';
 import { findItemRow, flowCounts, type insertItem, insertItems } from '../mint-requests.test-support.ts';
 
 const erc721 = platformContracts.FlexibleERC721;

@@ -27,7 +27,7 @@ export const createTransferRequestsRoute: RouteModule = (app, ctx) =>
     async (request, reply) => {
       const created = await ctx.db
         .transaction()
-        .execute((tx) => createTransferRequests(tx, principalOf(request), request.body));
+        .execute((tx) => createTransferRequests(tx, ctx, principalOf(request), request.body));
       return reply.code(201).send({ transfer_requests: created });
     },
   );

@@ -14,7 +14,7 @@ import {
   type insertItem,
   insertItems,
 } from '../../mint-requests/mint-requests.test-support.ts';
-import { settleTransferTransaction } from '../transfer-requests.service.ts';
+import { settleTransferTransaction } from '../../token-flows/token-flows.service.ts';
 
 const erc721 = platformContracts.FlexibleERC721;
 const erc1155 = platformContracts.FlexibleERC1155;
