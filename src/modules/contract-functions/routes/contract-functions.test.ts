@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { decodeFunctionData, toFunctionSelector } from 'viem';
+import { assertError, assertFields } from '../../../../test/assertions.ts';
 import { insertCollection } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
@@ -58,17 +58,6 @@ describe('contract functions', () => {
   }
 
   const base = (c: { id: string } = collection) => `/v1/collections/${c.id}/functions`;
-
-  function assertError(response: LightMyRequestResponse, status: number, code: string) {
-    assert.equal(response.statusCode, status, response.body);
-    assert.equal(response.json().error.code, code, response.body);
-  }
-
-  function assertFields(response: LightMyRequestResponse, paths: string[]) {
-    assertError(response, 400, 'VALIDATION_FAILED');
-    const fields = (response.json().error.fields ?? []) as { path: string }[];
-    assert.deepEqual(fields.map((f) => f.path).sort(), [...paths].sort(), response.body);
-  }
 
   describe('list and get', () => {
     it('lists every function of the ABI by selector id, ordered, disabled by default, with its fragment', async () => {

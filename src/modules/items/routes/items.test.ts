@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { assertError } from '../../../../test/assertions.ts';
 import { insertCollection } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import type { ReservationKind } from '../../../db/schema.ts';
@@ -67,12 +68,6 @@ describe('items', () => {
     const response = await createItem(body);
     assert.equal(response.statusCode, 201, response.body);
     return response.json();
-  }
-  function assertError(response: Response, status: number, code: string) {
-    assert.equal(response.statusCode, status, response.body);
-    const error = response.json().error;
-    assert.equal(error.code, code, response.body);
-    return error as { detail: string; fields?: { path: string; message: string }[] };
   }
   async function itemCount(collectionId: string) {
     const row = await env.database.db

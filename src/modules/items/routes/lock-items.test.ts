@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { assertError } from '../../../../test/assertions.ts';
 import { insertCollection } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import type { TokenIdAssignmentStrategy } from '../../../db/schema.ts';
@@ -52,12 +53,6 @@ describe('POST /v1/items/lock', () => {
     const response = await lock(body);
     assert.equal(response.statusCode, 201, response.body);
     return response.json().lock_outputs;
-  }
-  function assertError(response: Response, status: number, code: string) {
-    assert.equal(response.statusCode, status, response.body);
-    const error = response.json().error;
-    assert.equal(error.code, code, response.body);
-    return error as { detail: string; fields?: { path: string }[] };
   }
   async function stored(ids: string[]) {
     const rows = await env.database.db

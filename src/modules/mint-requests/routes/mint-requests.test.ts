@@ -4,13 +4,18 @@ import { decodeFunctionData, getAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { insertCollection } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
+import {
+  findItemRow,
+  flowCounts,
+  type insertItem,
+  insertItems,
+} from '../../../../test/support/token-requests.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
 import { capabilitiesOf } from '../../../chain/capabilities.ts';
 import { createChainClients } from '../../../chain/clients.ts';
 import type { CollectionRow } from '../../../db/schema.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
 import { settleMintTransaction } from '../mint-requests.service.ts';
-import { findItemRow, flowCounts, type insertItem, insertItems } from '../mint-requests.test-support.ts';
 
 const erc721 = platformContracts.FlexibleERC721;
 const erc1155 = platformContracts.FlexibleERC1155;

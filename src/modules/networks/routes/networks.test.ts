@@ -3,9 +3,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { assertFields } from '../../../../test/assertions.ts';
 import { setupTest, type TestEnv } from '../../../../test/harness.ts';
+import { deadNodeUrl, networkBody, useNodes } from '../../../../test/support/networks.ts';
 import type { DevChain } from '../../../chain/dev-chain.ts';
-import { deadNodeUrl, networkBody, useNodes } from '../networks.test-support.ts';
 
 const DEFAULT_CONFIG = {
   autoDeploy: false,
@@ -48,16 +49,6 @@ describe('networks', () => {
     const response = await create(networkBody(chainId, node.rpcUrl, extra));
     assert.equal(response.statusCode, 201, response.body);
     return { node, network: response.json() };
-  }
-
-  function assertValidation(
-    response: { statusCode: number; body: string; json(): unknown },
-    paths?: string[],
-  ) {
-    assert.equal(response.statusCode, 400, response.body);
-    const error = (response.json() as { error: { code: string; fields?: { path: string }[] } }).error;
-    assert.equal(error.code, 'VALIDATION_FAILED');
-    if (paths) assert.deepEqual(error.fields?.map((f) => f.path).sort(), [...paths].sort());
   }
 
   describe('create', () => {
@@ -124,7 +115,7 @@ describe('networks', () => {
 
     it('answers 400 naming /id and /config/url when the node is on another chain, and stores nothing', async () => {
       const response = await create(networkBody(2003, otherChain.rpcUrl));
-      assertValidation(response, ['/config/url', '/id']);
+      assertFields(response, ['/config/url', '/id']);
       assert.match(response.json().error.detail, /chain 1337/);
       assert.equal(await storedNetwork(2003), undefined);
     });
@@ -362,7 +353,7 @@ describe('networks', () => {
     it('refuses a url on another chain (400 /config/url) and one that does not answer (502), changing nothing', async () => {
       const { node, network } = await freshNetwork(4004);
       const wrongChain = await edit(4004, { name: 'Renamed', config: { url: otherChain.rpcUrl, poa: true } });
-      assertValidation(wrongChain, ['/config/url']);
+      assertFields(wrongChain, ['/config/url']);
       const dead = await edit(4004, { name: 'Renamed', config: { url: await deadNodeUrl() } });
       assert.equal(dead.statusCode, 502, dead.body);
       assert.equal(dead.json().error.code, 'UPSTREAM_FAILED');
@@ -402,7 +393,7 @@ describe('networks', () => {
       }
       // Priority above an existing cap is refused too (the rule holds on the merged config).
       await edit(4006, { config: { gasStrategy: { maxFeePerGas: '100' } } });
-      assertValidation(await edit(4006, { config: { gasStrategy: { maxPriorityFeePerGas: '101' } } }), [
+      assertFields(await edit(4006, { config: { gasStrategy: { maxPriorityFeePerGas: '101' } } }), [
         '/config/gasStrategy/maxPriorityFeePerGas',
       ]);
       const row = await storedNetwork(4006);

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Address, getAddress } from 'viem';
 import { setupTest, type TestEnv } from '../../../../test/harness.ts';
+import { deployBytecode, deployErc20, networkBody, useNodes } from '../../../../test/support/networks.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
 import type { DevChain } from '../../../chain/dev-chain.ts';
-import { deployBytecode, deployErc20, networkBody, useNodes } from '../networks.test-support.ts';
 
 /** API.md §3 G: payment tokens, with symbol and decimals read from the chain. */
 describe('payment tokens', () => {

@@ -4,16 +4,16 @@ import { decodeFunctionData, getAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { insertCollection } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
-import { platformContracts } from '../../../chain/artifacts.ts';
-import { capabilitiesOf } from '../../../chain/capabilities.ts';
-import type { CollectionRow } from '../../../db/schema.ts';
-import { uuidv7 } from '../../../lib/ids.ts';
 import {
   findItemRow,
   flowCounts,
   type insertItem,
   insertItems,
-} from '../../mint-requests/mint-requests.test-support.ts';
+} from '../../../../test/support/token-requests.ts';
+import { platformContracts } from '../../../chain/artifacts.ts';
+import { capabilitiesOf } from '../../../chain/capabilities.ts';
+import type { CollectionRow } from '../../../db/schema.ts';
+import { uuidv7 } from '../../../lib/ids.ts';
 import { settleTransferTransaction } from '../transfer-requests.service.ts';
 
 const erc721 = platformContracts.FlexibleERC721;

@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { type Address, getAddress, recoverMessageAddress } from 'viem';
 import { setupTest, type TestEnv } from '../../../../test/harness.ts';
+import { deadNodeUrl, networkBody, setBalance, useNodes } from '../../../../test/support/networks.ts';
 import type { DevChain } from '../../../chain/dev-chain.ts';
-import { deadNodeUrl, networkBody, setBalance, useNodes } from '../../networks/networks.test-support.ts';
 import { signerOf } from '../wallets.service.ts';
 
 const UNKNOWN_ID = '0190f1c0-0000-7000-8000-0000000000ff';

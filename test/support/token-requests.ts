@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Database, ItemRow, TokenStatus } from '../../db/schema.ts';
-import { uuidv7 } from '../../lib/ids.ts';
+import type { Database, ItemRow, TokenStatus } from '../../src/db/schema.ts';
+import { uuidv7 } from '../../src/lib/ids.ts';
 
 /** Test helpers for the mint and transfer flows: items as a lock (and mints) would leave them. */
 
