@@ -10,7 +10,7 @@ import { registeredRoutes } from '../src/http/route-table.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
 import { type Permission, ROLE_PERMISSIONS } from '../src/modules/roles/permissions.ts';
 import { assertError } from './assertions.ts';
-import { insertCollection } from './factories.ts';
+import { insertCollection, insertTransaction } from './factories.ts';
 import { type Actor, setupTest, type TestEnv } from './harness.ts';
 
 /**
@@ -172,24 +172,10 @@ async function ensureFixtureNetwork(): Promise<void> {
 
 /** A PENDING transaction of the organization (never sent: no worker runs in this suite). */
 async function createFixtureTransaction(organizationId: string): Promise<string> {
-  const wallet = await env.database.db
-    .selectFrom('wallets')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .executeTakeFirstOrThrow();
-  const row = await env.database.db
-    .insertInto('transactions')
-    .values({
-      id: uuidv7(),
-      organization_id: organizationId,
-      network_id: FIXTURE_NETWORK_ID,
-      wallet_id: wallet.id,
-      from_address: wallet.address,
-      type: 'TRANSFER',
-      to_address: wallet.address,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const row = await insertTransaction(env.database.db, organizationId, {
+    type: 'TRANSFER',
+    network_id: FIXTURE_NETWORK_ID,
+  });
   return row.id;
 }
 

@@ -12,6 +12,7 @@ import {
 import { MockERC20Abi } from '../../../../contracts/artifacts/abis.ts';
 import mockErc20 from '../../../../contracts/artifacts/test/MockERC20.json' with { type: 'json' };
 import { assertError } from '../../../../test/assertions.ts';
+import { insertTransaction } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
 import { capabilitiesOf, capabilityDefinition } from '../../../chain/capabilities.ts';
@@ -968,24 +969,15 @@ describe('collections', () => {
     });
 
     it('ignores DEPLOY transactions that are no collection deployment', async () => {
-      const wallet = (await findOrganizationWallet(env.database.db, orgId))!;
-      const row = await env.database.db
-        .insertInto('transactions')
-        .values({
-          id: uuidv7(),
-          organization_id: orgId,
-          network_id: NETWORK,
-          wallet_id: wallet.id,
-          from_address: wallet.address,
-          type: 'DEPLOY',
-          to_address: null,
-          state: 'COMPLETED',
-          nonce: String(nonce++),
-          on_chain_status: 'SUCCESS',
-          contract_address: `0x${'ef'.repeat(20)}`,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const row = await insertTransaction(env.database.db, orgId, {
+        network_id: NETWORK,
+        type: 'DEPLOY',
+        to_address: null,
+        state: 'COMPLETED',
+        nonce: String(nonce++),
+        on_chain_status: 'SUCCESS',
+        contract_address: `0x${'ef'.repeat(20)}`,
+      });
       await settle(row.id);
       const stillPending = await created({ deployment_request: platformRequest() });
       assert.equal((await get(stillPending.id)).deployment.status, 'PENDING');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeFunctionData, toFunctionSelector } from 'viem';
 import { assertError, assertFields } from '../../../../test/assertions.ts';
-import { insertCollection } from '../../../../test/factories.ts';
+import { insertCollection, organizationWallet } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
 import type { CollectionRow } from '../../../db/schema.ts';
@@ -379,11 +379,7 @@ describe('contract functions', () => {
         .selectAll()
         .where('id', '=', transactionId)
         .executeTakeFirstOrThrow();
-      const wallet = await env.database.db
-        .selectFrom('wallets')
-        .selectAll()
-        .where('organization_id', '=', organizationId)
-        .executeTakeFirstOrThrow();
+      const wallet = await organizationWallet(env.database.db, organizationId);
       assert.equal(row.type, 'FUNCTION_EXECUTE');
       assert.equal(row.state, 'PENDING');
       assert.equal(row.network_id, 31337);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { assertError } from '../../../../test/assertions.ts';
-import { insertCollection } from '../../../../test/factories.ts';
+import { insertCollection, insertTransaction } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import type { ReservationKind } from '../../../db/schema.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
@@ -396,25 +396,7 @@ describe('items', () => {
   });
 
   async function fixtureTransaction(): Promise<string> {
-    const wallet = await env.database.db
-      .selectFrom('wallets')
-      .selectAll()
-      .where('organization_id', '=', orgId)
-      .executeTakeFirstOrThrow();
-    const row = await env.database.db
-      .insertInto('transactions')
-      .values({
-        id: uuidv7(),
-        organization_id: orgId,
-        network_id: 31337,
-        wallet_id: wallet.id,
-        from_address: wallet.address,
-        type: 'MINT',
-        to_address: wallet.address,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
+    return (await insertTransaction(env.database.db, orgId, { type: 'MINT' })).id;
   }
   async function reserve(
     itemId: string,

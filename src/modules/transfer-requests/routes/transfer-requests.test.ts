@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeFunctionData, getAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { insertCollection } from '../../../../test/factories.ts';
+import { insertCollection, organizationWallet } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import {
   findItemRow,
@@ -34,13 +34,7 @@ describe('transfer requests (database level: selection, rules, reservations, rec
     env = await setupTest();
     await env.insertNetwork(31337);
     ({ organizationId, admin, member, stranger: other } = await env.createTenant());
-    walletAddress = (
-      await db()
-        .selectFrom('wallets')
-        .select('address')
-        .where('organization_id', '=', organizationId)
-        .executeTakeFirstOrThrow()
-    ).address;
+    walletAddress = (await organizationWallet(db(), organizationId)).address;
   });
   after(() => env.close());
 
