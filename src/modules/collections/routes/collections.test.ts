@@ -1096,8 +1096,7 @@ describe('GET /v1/collections', () => {
       token: admin.token,
       query: { limit: '2', cursor: first.cursor!, token_type: 'ERC721' },
     });
-    assert.equal(reused.statusCode, 400, reused.body);
-    assert.equal(reused.json().error.code, 'INVALID_CURSOR');
+    assertError(reused, 400, 'INVALID_CURSOR');
   });
 
   it('filters by exact name, contract address in any case, token type and network', async () => {
@@ -1128,8 +1127,7 @@ describe('GET /v1/collections', () => {
       { colour: 'red' },
     ]) {
       const response = await env.call('GET', '/v1/collections', { token: admin.token, query });
-      assert.equal(response.statusCode, 400, `${JSON.stringify(query)}: ${response.body}`);
-      assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+      assertError(response, 400, 'VALIDATION_FAILED');
     }
   });
 });

@@ -30,11 +30,7 @@ describe('contract functions', () => {
   before(async () => {
     env = await setupTest();
     await env.insertNetwork(31337);
-    const organization = await env.createOrganization();
-    organizationId = organization.id;
-    admin = await env.createUser(organizationId, 'ORG_ADMIN');
-    member = await env.createUser(organizationId, 'ORG_MEMBER');
-    stranger = await env.createUser((await env.createOrganization()).id, 'ORG_ADMIN');
+    ({ organizationId, admin, member, stranger } = await env.createTenant());
     collection = await deployedCollection();
   });
   after(() => env.close());

@@ -18,10 +18,9 @@ describe('GET /v1/items', () => {
   before(async () => {
     env = await setupTest();
     await env.insertNetwork(31337);
-    const orgId = (await env.createOrganization()).id;
-    const admin = await env.createUser(orgId, 'ORG_ADMIN');
-    member = await env.createUser(orgId, 'ORG_MEMBER');
-    otherAdmin = await env.createUser((await env.createOrganization()).id, 'ORG_ADMIN');
+    const tenant = await env.createTenant();
+    const { organizationId: orgId, admin } = tenant;
+    ({ member, stranger: otherAdmin } = tenant);
     collectionId = (await insertCollection(env.database.db, { organizationId: orgId })).id;
     const other = (await insertCollection(env.database.db, { organizationId: orgId })).id;
     const attributes: Record<string, object> = {

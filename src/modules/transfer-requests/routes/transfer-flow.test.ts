@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Address, getAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { assertError } from '../../../../test/assertions.ts';
 import { type FlowTest, setupFlowTest } from '../../../../test/chain/flow.ts';
 import { findItemRow, insertItems, untilSettled } from '../../../../test/support/token-requests.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
@@ -101,8 +102,7 @@ describe('transfer requests on a real chain', () => {
       token: flow.admin.token,
       body: { item_id: two[0]!.id, to_address: RECIPIENT },
     });
-    assert.equal(again.statusCode, 409);
-    assert.equal(again.json().error.code, 'INVALID_STATE');
+    assertError(again, 409, 'INVALID_STATE');
   });
 
   it('ERC1155: one safeBatchTransferFrom moves quantity units of each item', async () => {
