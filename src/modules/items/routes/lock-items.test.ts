@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { assertError } from '../../../../test/assertions.ts';
 import { insertCollection } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
-import type { TokenIdAssignmentStrategy } from '../../../db/schema.ts';
+import type { TokenIdAssignmentStrategy, TokenType } from '../../../db/schema.ts';
 
 const UNKNOWN_ID = '0190f1c0-0000-7000-8000-0000000000ff';
 const MAX_UINT256 = ((1n << 256n) - 1n).toString();
@@ -30,7 +30,7 @@ describe('POST /v1/items/lock', () => {
   after(() => env.close());
 
   async function collection(
-    tokenType: 'ERC721' | 'ERC1155' = 'ERC721',
+    tokenType: TokenType = 'ERC721',
     strategy: TokenIdAssignmentStrategy = 'AUTOMATIC',
   ) {
     return (await insertCollection(env.database.db, { organizationId: orgId, tokenType, strategy })).id;

@@ -6,7 +6,7 @@ import { assertError } from '../../../../test/assertions.ts';
 import { type FlowTest, setupFlowTest } from '../../../../test/chain/flow.ts';
 import { findItemRow, insertItems, untilSettled } from '../../../../test/support/token-requests.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
-import type { CollectionRow } from '../../../db/schema.ts';
+import type { CollectionRow, TokenType } from '../../../db/schema.ts';
 
 const erc721 = platformContracts.FlexibleERC721;
 const erc1155 = platformContracts.FlexibleERC1155;
@@ -31,8 +31,7 @@ describe('transfer requests on a real chain', () => {
 
   const db = () => flow.env.database.db;
   const deployer = () => flow.chain.wallet(0);
-  const deployed = (kind: 'ERC721' | 'ERC1155', admin?: Address) =>
-    flow.deployCollection(kind, admin ? { admin } : {});
+  const deployed = (kind: TokenType, admin?: Address) => flow.deployCollection(kind, admin ? { admin } : {});
   const items = (collection: CollectionRow, count: number, maxSupply = 1n) =>
     insertItems(db(), count, {
       collectionId: collection.id,
