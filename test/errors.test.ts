@@ -1,27 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Value } from '@sinclair/typebox/value';
-import type { LightMyRequestResponse } from 'fastify';
 import { PUBLIC } from '../src/access/access.ts';
 import { buildApp } from '../src/app.ts';
-import { ErrorBody } from '../src/http/errors.ts';
 import type { App } from '../src/http/types.ts';
+import { assertError } from './assertions.ts';
 import { setupTest, type TestEnv } from './harness.ts';
 
 /** API.md §1: every non-2xx answer has the error body, with the request id of its response. */
-function assertErrorBody(response: LightMyRequestResponse, status: number, code: string): ErrorBody['error'] {
-  assert.equal(response.statusCode, status, response.body);
-  assert.match(String(response.headers['content-type']), /^application\/json/);
-  const body = response.json();
-  assert.ok(Value.Check(ErrorBody, body), `not an error body: ${response.body}`);
-  assert.equal(body.error.code, code, response.body);
-  assert.equal(
-    body.error.request_id,
-    response.headers['x-request-id'],
-    'request_id differs from x-request-id',
-  );
-  return body.error;
-}
 
 describe('error responses', () => {
   let env: TestEnv;
@@ -33,13 +18,13 @@ describe('error responses', () => {
   after(() => env.close());
 
   it('answers an unknown route with 404 NOT_FOUND', async () => {
-    assertErrorBody(await env.call('GET', '/v1/no-such-thing'), 404, 'NOT_FOUND');
-    assertErrorBody(await env.call('DELETE', '/v1/organizations', { token }), 404, 'NOT_FOUND');
-    assertErrorBody(await env.call('GET', '/nowhere'), 404, 'NOT_FOUND');
+    assertError(await env.call('GET', '/v1/no-such-thing'), 404, 'NOT_FOUND');
+    assertError(await env.call('DELETE', '/v1/organizations', { token }), 404, 'NOT_FOUND');
+    assertError(await env.call('GET', '/nowhere'), 404, 'NOT_FOUND');
   });
 
   it('answers a malformed URL with the error body, not the framework default', async () => {
-    assertErrorBody(await env.call('GET', '/v1/users/%zz'), 400, 'VALIDATION_FAILED');
+    assertError(await env.call('GET', '/v1/users/%zz'), 400, 'VALIDATION_FAILED');
   });
 
   it('refuses a body that is not JSON with 400 VALIDATION_FAILED', async () => {
@@ -48,7 +33,7 @@ describe('error responses', () => {
       body: '{"name": "unterminated',
       headers: { 'content-type': 'application/json' },
     });
-    assertErrorBody(response, 400, 'VALIDATION_FAILED');
+    assertError(response, 400, 'VALIDATION_FAILED');
   });
 
   it('refuses an unknown body field, naming it in fields', async () => {
@@ -56,7 +41,7 @@ describe('error responses', () => {
       token,
       body: { name: 'Typo Inc', mfa_requird: true },
     });
-    const error = assertErrorBody(response, 400, 'VALIDATION_FAILED');
+    const error = assertError(response, 400, 'VALIDATION_FAILED');
     assert.deepEqual(
       error.fields?.map((f) => f.path),
       ['/mfa_requird'],
@@ -68,7 +53,7 @@ describe('error responses', () => {
       token,
       body: { platform_sale_fee: 10001, auto_fund: 'yes' },
     });
-    const error = assertErrorBody(response, 400, 'VALIDATION_FAILED');
+    const error = assertError(response, 400, 'VALIDATION_FAILED');
     const paths = error.fields?.map((f) => f.path).sort();
     assert.deepEqual(paths, ['/auto_fund', '/name', '/platform_sale_fee']);
   });
@@ -80,7 +65,7 @@ describe('error responses', () => {
       { name: 'Coerced Inc', auto_fund: 1 },
       { name: 42 },
     ]) {
-      const error = assertErrorBody(
+      const error = assertError(
         await env.call('POST', '/v1/organizations', { token, body }),
         400,
         'VALIDATION_FAILED',
@@ -98,7 +83,7 @@ describe('error responses', () => {
   it('coerces query strings from text, but still checks their range', async () => {
     const ok = await env.call('GET', '/v1/organizations', { token, query: { limit: '5' } });
     assert.equal(ok.statusCode, 200, ok.body);
-    const error = assertErrorBody(
+    const error = assertError(
       await env.call('GET', '/v1/organizations', { token, query: { limit: 'five' } }),
       400,
       'VALIDATION_FAILED',
@@ -115,7 +100,7 @@ describe('error responses', () => {
       body: JSON.stringify({ name: 'x'.repeat(1024 * 1024) }),
       headers: { 'content-type': 'application/json' },
     });
-    const error = assertErrorBody(response, 400, 'VALIDATION_FAILED');
+    const error = assertError(response, 400, 'VALIDATION_FAILED');
     assert.match(error.detail, /larger than/);
   });
 
@@ -130,7 +115,7 @@ describe('error responses', () => {
         body: payload,
         headers: { 'content-type': contentType },
       });
-      const error = assertErrorBody(response, 400, 'VALIDATION_FAILED');
+      const error = assertError(response, 400, 'VALIDATION_FAILED');
       assert.match(error.detail, /application\/json/, contentType);
     }
     // Not even on an operation without a body.
@@ -139,7 +124,7 @@ describe('error responses', () => {
       body: 'hello',
       headers: { 'content-type': 'text/plain' },
     });
-    assertErrorBody(bodyless, 400, 'VALIDATION_FAILED');
+    assertError(bodyless, 400, 'VALIDATION_FAILED');
   });
 
   it('accepts JSON with a charset parameter', async () => {
@@ -158,7 +143,7 @@ describe('error responses', () => {
       headers: { 'content-type': 'application/json' },
     });
     // Refused by the parser, before any schema (free-form fields would not catch it).
-    assert.match(assertErrorBody(response, 400, 'VALIDATION_FAILED').detail, /__proto__/);
+    assert.match(assertError(response, 400, 'VALIDATION_FAILED').detail, /__proto__/);
   });
 
   it('refuses U+0000 in a body string or key and in a query string, which PostgreSQL cannot store', async () => {
@@ -173,11 +158,11 @@ describe('error responses', () => {
         body: typeof body === 'string' ? body : JSON.stringify(body),
         headers: { 'content-type': 'application/json' },
       });
-      const error = assertErrorBody(response, 400, 'VALIDATION_FAILED');
+      const error = assertError(response, 400, 'VALIDATION_FAILED');
       assert.equal(error.fields?.[0]?.path, path);
     }
     const query = await env.call('GET', '/v1/organizations?name=%00', { token });
-    assert.equal(assertErrorBody(query, 400, 'VALIDATION_FAILED').fields?.[0]?.path, 'querystring:/name');
+    assert.equal(assertError(query, 400, 'VALIDATION_FAILED').fields?.[0]?.path, 'querystring:/name');
     // A backslash followed by "u0000" is ordinary text.
     const text = await env.call('POST', '/v1/api-keys', { token, body: { name: 'see \\u0000' } });
     assert.equal(text.statusCode, 201, text.body);
@@ -190,7 +175,7 @@ describe('error responses', () => {
       headers: { 'x-request-id': 'trace-42.a_b' },
     });
     assert.equal(response.headers['x-request-id'], 'trace-42.a_b');
-    assert.equal(assertErrorBody(response, 404, 'NOT_FOUND').request_id, 'trace-42.a_b');
+    assert.equal(assertError(response, 404, 'NOT_FOUND').request_id, 'trace-42.a_b');
     const ok = await env.call('GET', '/v1/me', { token, headers: { 'x-request-id': 'trace-43' } });
     assert.equal(ok.statusCode, 200);
     assert.equal(ok.headers['x-request-id'], 'trace-43');
@@ -199,7 +184,7 @@ describe('error responses', () => {
   it('replaces an incoming x-request-id that is too long or has odd characters', async () => {
     for (const incoming of ['x'.repeat(129), 'has space', 'semi;colon']) {
       const response = await env.call('GET', '/v1/no-such-thing', { headers: { 'x-request-id': incoming } });
-      const error = assertErrorBody(response, 404, 'NOT_FOUND');
+      const error = assertError(response, 404, 'NOT_FOUND');
       assert.notEqual(error.request_id, incoming);
       assert.match(error.request_id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     }
@@ -208,7 +193,7 @@ describe('error responses', () => {
   it('gives each request its own generated id', async () => {
     const a = await env.call('GET', '/v1/me');
     const b = await env.call('GET', '/v1/me');
-    assert.notEqual(assertErrorBody(a, 401, 'UNAUTHENTICATED').request_id, b.headers['x-request-id']);
+    assert.notEqual(assertError(a, 401, 'UNAUTHENTICATED').request_id, b.headers['x-request-id']);
   });
 });
 
@@ -248,7 +233,7 @@ describe('5xx responses', () => {
   ] as const) {
     it(`${path} answers ${status} ${code} without stack trace, SQL or message of the cause`, async () => {
       const response = await app.inject({ method: 'GET', url: path });
-      const error = assertErrorBody(response, status, code);
+      const error = assertError(response, status, code);
       assert.deepEqual(Object.keys(error).sort(), ['code', 'detail', 'request_id']);
       for (const leak of [/\bat\s/, /\.ts:\d+/, /no_such_table/, /select/i, /secret/, /terminating/]) {
         assert.doesNotMatch(response.body, leak);

@@ -1,16 +1,21 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type {
   CollectionRow,
   Database,
   DeploymentStatus,
+  RevealStrategy,
   TokenIdAssignmentStrategy,
+  TokenType,
+  TransactionRow,
+  TransactionsTable,
+  WalletRow,
 } from '../src/db/schema.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
 
 export interface CollectionFixture {
   organizationId: string;
   name?: string;
-  tokenType?: 'ERC721' | 'ERC1155';
+  tokenType?: TokenType;
   strategy?: TokenIdAssignmentStrategy;
   networkId?: number;
   /** Deployed address; with it the deployment is SUCCESS, without it PENDING-less (none). */
@@ -18,7 +23,7 @@ export interface CollectionFixture {
   capabilities?: string[];
   abi?: unknown[] | null;
   deploymentStatus?: DeploymentStatus;
-  revealStrategy?: 'INSTANT' | 'DELAYED';
+  revealStrategy?: RevealStrategy;
   revealHidden?: boolean;
   previewMetadata?: Record<string, unknown> | null;
 }
@@ -57,6 +62,41 @@ export async function insertCollection(
       abi: fixture.abi ? JSON.stringify(fixture.abi) : null,
       contract_address: fixture.contractAddress ?? null,
       capabilities: fixture.capabilities ?? [],
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The wallet an organization is created with. */
+export function organizationWallet(db: Kysely<Database>, organizationId: string): Promise<WalletRow> {
+  return db
+    .selectFrom('wallets')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * A transaction row written directly, sent by the organization's wallet (to itself unless the
+ * values say otherwise) on network 31337, PENDING: what a module queued, for tests that run
+ * no relayer.
+ */
+export async function insertTransaction(
+  db: Kysely<Database>,
+  organizationId: string,
+  values: Pick<Insertable<TransactionsTable>, 'type'> & Partial<Insertable<TransactionsTable>>,
+): Promise<TransactionRow> {
+  const wallet = await organizationWallet(db, organizationId);
+  return await db
+    .insertInto('transactions')
+    .values({
+      id: uuidv7(),
+      organization_id: organizationId,
+      network_id: 31337,
+      wallet_id: wallet.id,
+      from_address: wallet.address,
+      to_address: wallet.address,
+      ...values,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { assertError } from './assertions.ts';
 import { type Actor, setupTest, type TestEnv } from './harness.ts';
 
 /** API.md §1 "Idempotency": one effect per key, the first response replayed to every retry. */
@@ -76,8 +77,7 @@ describe('Idempotency-Key', () => {
     const key = randomUUID();
     assert.equal((await createKey(admin, key, { name: 'original' })).statusCode, 201);
     const reused = await createKey(admin, key, { name: 'different' });
-    assert.equal(reused.statusCode, 409, reused.body);
-    assert.equal(reused.json().error.code, 'IDEMPOTENCY_KEY_REUSED');
+    assertError(reused, 409, 'IDEMPOTENCY_KEY_REUSED');
     assert.equal((await apiKeysNamed(admin.user.id, 'different')).length, 0);
   });
 
@@ -88,8 +88,7 @@ describe('Idempotency-Key', () => {
       token: admin.token,
       headers: { 'idempotency-key': key },
     });
-    assert.equal(elsewhere.statusCode, 409, elsewhere.body);
-    assert.equal(elsewhere.json().error.code, 'IDEMPOTENCY_KEY_REUSED');
+    assertError(elsewhere, 409, 'IDEMPOTENCY_KEY_REUSED');
   });
 
   it("never replays a colleague's response (it would hand over the colleague's secret API key)", async () => {
@@ -97,8 +96,7 @@ describe('Idempotency-Key', () => {
     const mine = await createKey(admin, key, { name: 'shared-key' });
     assert.equal(mine.statusCode, 201);
     const theirs = await createKey(colleague, key, { name: 'shared-key' });
-    assert.equal(theirs.statusCode, 409, theirs.body);
-    assert.equal(theirs.json().error.code, 'IDEMPOTENCY_KEY_REUSED');
+    assertError(theirs, 409, 'IDEMPOTENCY_KEY_REUSED');
     assert.ok(!theirs.body.includes(mine.json().key));
     assert.equal((await apiKeysNamed(colleague.user.id, 'shared-key')).length, 0);
   });
@@ -118,8 +116,7 @@ describe('Idempotency-Key', () => {
   it('refuses a key longer than 255 characters or empty with 400, and takes one of 255', async () => {
     for (const key of ['k'.repeat(256), '']) {
       const response = await createKey(admin, key, { name: 'bad-key' });
-      assert.equal(response.statusCode, 400, `${key.length}: ${response.body}`);
-      assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+      assertError(response, 400, 'VALIDATION_FAILED');
       assert.deepEqual(
         response.json().error.fields.map((f: { path: string }) => f.path),
         ['headers:/idempotency-key'],
@@ -140,8 +137,7 @@ describe('Idempotency-Key', () => {
         headers: { 'idempotency-key': key },
       });
     const first = await send();
-    assert.equal(first.statusCode, 409, first.body);
-    assert.equal(first.json().error.code, 'ALREADY_EXISTS');
+    assertError(first, 409, 'ALREADY_EXISTS');
     // Free the name: a request that acted again would now succeed.
     await env.database.db
       .updateTable('organizations')

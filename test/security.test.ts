@@ -5,10 +5,12 @@ import type { Abi } from 'viem';
 import { type Permission, ROLE_PERMISSIONS } from '../src/access/permissions.ts';
 import { getPlatformContract } from '../src/chain/artifacts.ts';
 import { capabilitiesOf } from '../src/chain/capabilities.ts';
+import type { ErrorCode } from '../src/http/errors.ts';
 import type { RegisteredRoute } from '../src/http/route-table.ts';
 import { registeredRoutes } from '../src/http/route-table.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
-import { insertCollection } from './factories.ts';
+import { assertError } from './assertions.ts';
+import { insertCollection, insertTransaction } from './factories.ts';
 import { type Actor, setupTest, type TestEnv } from './harness.ts';
 
 /**
@@ -170,24 +172,10 @@ async function ensureFixtureNetwork(): Promise<void> {
 
 /** A PENDING transaction of the organization (never sent: no worker runs in this suite). */
 async function createFixtureTransaction(organizationId: string): Promise<string> {
-  const wallet = await env.database.db
-    .selectFrom('wallets')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .executeTakeFirstOrThrow();
-  const row = await env.database.db
-    .insertInto('transactions')
-    .values({
-      id: uuidv7(),
-      organization_id: organizationId,
-      network_id: FIXTURE_NETWORK_ID,
-      wallet_id: wallet.id,
-      from_address: wallet.address,
-      type: 'TRANSFER',
-      to_address: wallet.address,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const row = await insertTransaction(env.database.db, organizationId, {
+    type: 'TRANSFER',
+    network_id: FIXTURE_NETWORK_ID,
+  });
   return row.id;
 }
 
@@ -217,7 +205,7 @@ const BODY_FIXTURES: Record<string, (t: Tenant) => unknown> = {
  * Routes whose owner call cannot succeed with one shared fixture, and the answer that still
  * proves the resource was found (never 401, 403 or 404).
  */
-const OWNER_ANSWERS: Record<string, { status: number; code: string; why: string }> = {
+const OWNER_ANSWERS: Record<string, { status: number; code: ErrorCode; why: string }> = {
   'POST /v1/collections/:collection_id/deployment-request': {
     status: 409,
     code: 'INVALID_STATE',
@@ -297,11 +285,6 @@ function send(
   });
 }
 
-function assertError(response: LightMyRequestResponse, status: number, code: string, what: string): void {
-  assert.equal(response.statusCode, status, `${what}: expected ${status} ${code}, got ${response.body}`);
-  assert.equal(response.json().error.code, code, `${what}: ${response.body}`);
-}
-
 describe('security: the route table', () => {
   it('finds every /v1 operation of the OpenAPI document, and only those', async () => {
     const doc = (await env.call('GET', '/openapi.json')).json() as {
@@ -344,7 +327,7 @@ describe('security: no credentials', () => {
 
   for (const route of routes.filter((r) => !isPublic(r))) {
     it(`${label(route)} answers 401 UNAUTHENTICATED without credentials, whatever the body`, async () => {
-      assertError(await send(route, tenant, {}, 'empty'), 401, 'UNAUTHENTICATED', 'no credentials');
+      assertError(await send(route, tenant, {}, 'empty'), 401, 'UNAUTHENTICATED', { what: 'no credentials' });
     });
 
     it(`${label(route)} answers 401 UNAUTHENTICATED to unknown credentials`, async () => {
@@ -354,12 +337,9 @@ describe('security: no credentials', () => {
         { apiKey: 'tis_notakeynotakeynotakeynotakeynotakey' },
         { headers: { authorization: 'Basic dXNlcjpwYXNz' } },
       ]) {
-        assertError(
-          await send(route, tenant, credentials, 'empty'),
-          401,
-          'UNAUTHENTICATED',
-          JSON.stringify(credentials),
-        );
+        assertError(await send(route, tenant, credentials, 'empty'), 401, 'UNAUTHENTICATED', {
+          what: JSON.stringify(credentials),
+        });
       }
     });
   }
@@ -373,7 +353,7 @@ describe('security: no credentials', () => {
         headers: { 'content-type': 'application/json' },
         ...(route.method !== 'GET' && { payload: '{not json' }),
       });
-      assertError(response, 401, 'UNAUTHENTICATED', label(route));
+      assertError(response, 401, 'UNAUTHENTICATED', { what: label(route) });
     }
   });
 
@@ -399,18 +379,12 @@ describe('security: an ORG_MEMBER', () => {
 
   for (const route of denied) {
     it(`${label(route)} answers 403 FORBIDDEN to an ORG_MEMBER (needs ${permissionOf(route)})`, async () => {
-      assertError(
-        await send(route, tenant, { token: tenant.member.token }, 'empty'),
-        403,
-        'FORBIDDEN',
-        'member access token',
-      );
-      assertError(
-        await send(route, tenant, { apiKey: tenant.memberApiKey.key }, 'empty'),
-        403,
-        'FORBIDDEN',
-        'member API key',
-      );
+      assertError(await send(route, tenant, { token: tenant.member.token }, 'empty'), 403, 'FORBIDDEN', {
+        what: 'member access token',
+      });
+      assertError(await send(route, tenant, { apiKey: tenant.memberApiKey.key }, 'empty'), 403, 'FORBIDDEN', {
+        what: 'member API key',
+      });
     });
   }
 
@@ -433,7 +407,7 @@ describe('security: an organization that requires MFA', () => {
     it(`${label(route)} ${mfaPath ? 'stays open to' : 'answers 403 MFA_REQUIRED to'} a user without MFA`, async () => {
       const response = await send(route, tenant, { token: tenant.admin.token }, 'empty');
       if (mfaPath) assert.notEqual(response.json().error?.code, 'MFA_REQUIRED', response.body);
-      else assertError(response, 403, 'MFA_REQUIRED', 'admin without MFA');
+      else assertError(response, 403, 'MFA_REQUIRED', { what: 'admin without MFA' });
     });
   }
 });
@@ -463,8 +437,8 @@ describe("security: another organization's resources", () => {
     it(`${label(route)} answers ${adminMayCall ? '404 NOT_FOUND' : '403 FORBIDDEN'} to another organization's admin`, async () => {
       for (const credentials of [{ token: stranger.admin.token }, { apiKey: stranger.adminApiKey.key }]) {
         const response = await send(route, owner, credentials, 'fixture');
-        if (adminMayCall) assertError(response, 404, 'NOT_FOUND', "another organization's admin");
-        else assertError(response, 403, 'FORBIDDEN', "another organization's admin");
+        if (adminMayCall) assertError(response, 404, 'NOT_FOUND', { what: "another organization's admin" });
+        else assertError(response, 403, 'FORBIDDEN', { what: "another organization's admin" });
       }
     });
   }
@@ -483,7 +457,7 @@ describe('security: the owner', () => {
     it(`${label(route)} finds organization A's resource for organization A's admin`, async () => {
       const response = await send(route, owner, { token: owner.admin.token }, 'fixture');
       const expected = OWNER_ANSWERS[label(route)];
-      if (expected) assertError(response, expected.status, expected.code, expected.why);
+      if (expected) assertError(response, expected.status, expected.code, { what: expected.why });
       else assert.ok(response.statusCode < 300, `${response.statusCode} ${response.body}`);
     });
   }

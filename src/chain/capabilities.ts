@@ -1,4 +1,5 @@
 import { type Abi, type AbiFunction, type AbiParameter, type Hex, parseAbi, toFunctionSelector } from 'viem';
+import { TOKEN_TYPES } from '../db/enums.ts';
 import { ApiError } from '../http/errors.ts';
 
 /**
@@ -60,7 +61,7 @@ import { ApiError } from '../http/errors.ts';
  * of which only one makes a contract mintable.
  */
 
-export const TOKEN_TYPES = ['ERC721', 'ERC1155'] as const;
+export { TOKEN_TYPES };
 export type TokenType = (typeof TOKEN_TYPES)[number];
 
 /** Every capability, in the order the service reports them. */

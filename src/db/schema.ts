@@ -1,9 +1,29 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type {
+  CARD_PROVIDER_CONNECT_TYPES,
+  DEPLOYMENT_STATUSES,
+  DEPLOYMENT_TYPES,
+  GAS_STRATEGY_TYPES,
+  ON_CHAIN_STATUSES,
+  OUTBOX_STATUSES,
+  REQUEST_STATES,
+  RESERVATION_KINDS,
+  REVEAL_STRATEGIES,
+  TOKEN_ID_ASSIGNMENT_STRATEGIES,
+  TOKEN_STATUSES,
+  TOKEN_TYPES,
+  TRANSACTION_STATES,
+  TRANSACTION_TYPES,
+  USER_TOKEN_PURPOSES,
+  WALLET_KINDS,
+} from './enums.ts';
 
 /** Column types of the database, one interface per table (wire names are the column names). */
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+export type CardProviderConnectType = (typeof CARD_PROVIDER_CONNECT_TYPES)[number];
 
 export interface OrganizationsTable {
   id: string;
@@ -11,7 +31,7 @@ export interface OrganizationsTable {
   is_enabled: Generated<boolean>;
   mfa_required: Generated<boolean>;
   network_ids: Generated<number[]>;
-  card_provider_connect_types: Generated<string[]>;
+  card_provider_connect_types: Generated<CardProviderConnectType[]>;
   identity_provider_id: string | null;
   auto_fund: Generated<boolean>;
   domain: string | null;
@@ -47,7 +67,7 @@ export interface UsersTable {
   updated_at: Timestamp;
 }
 
-export type UserTokenPurpose = 'VERIFY' | 'RESET_PASSWORD';
+export type UserTokenPurpose = (typeof USER_TOKEN_PURPOSES)[number];
 
 export interface UserTokensTable {
   id: string;
@@ -71,7 +91,7 @@ export interface ApiKeysTable {
   created_at: Timestamp;
 }
 
-export type OutboxStatus = 'PENDING' | 'SENT' | 'FAILED';
+export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 
 export interface MailOutboxTable {
   id: string;
@@ -132,9 +152,11 @@ export interface NetworkConfig {
   url: string;
 }
 
+export type GasStrategyType = (typeof GAS_STRATEGY_TYPES)[number];
+
 export interface GasStrategy {
   /** EIP1559 or LEGACY fees; AUTO picks EIP-1559 when the chain's blocks have a base fee. */
-  type: 'AUTO' | 'EIP1559' | 'LEGACY';
+  type: GasStrategyType;
   /** Upper bound of maxFeePerGas (EIP-1559) or gasPrice (legacy), wei; null: no bound. */
   maxFeePerGas: string | null;
   /** Tip (EIP-1559), wei; null: the node's suggestion. */
@@ -164,7 +186,7 @@ export interface PaymentTokensTable {
   created_at: Timestamp;
 }
 
-export type WalletKind = 'ORGANIZATION' | 'PLATFORM';
+export type WalletKind = (typeof WALLET_KINDS)[number];
 
 export interface WalletsTable {
   id: string;
@@ -191,16 +213,9 @@ export interface RelayerLeasesTable {
   expires_at: Timestamp;
 }
 
-export type TransactionState = 'PENDING' | 'QUEUED' | 'SUBMITTED' | 'COMPLETED' | 'CANCELLED';
-export type TransactionType =
-  | 'DEPLOY'
-  | 'MINT'
-  | 'TRANSFER'
-  | 'FUNCTION_EXECUTE'
-  | 'FUNDING'
-  | 'VOUCHER_SETUP'
-  | 'ROYALTY_UPDATE'
-  | 'NONCE_GAP_FILL';
+export type TransactionState = (typeof TRANSACTION_STATES)[number];
+export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+export type OnChainStatus = (typeof ON_CHAIN_STATUSES)[number];
 
 type Wei = ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
 type BigIntColumn = ColumnType<
@@ -232,7 +247,7 @@ export interface TransactionsTable {
   submitted_block: BigIntColumn;
   mined_block_number: BigIntColumn;
   mined_block_hash: string | null;
-  on_chain_status: 'SUCCESS' | 'FAILURE' | null;
+  on_chain_status: OnChainStatus | null;
   gas_used: Wei;
   effective_gas_price: Wei;
   fee: Wei;
@@ -281,10 +296,11 @@ export interface ItemTypesTable {
   updated_at: Timestamp;
 }
 
-export type RevealStrategy = 'INSTANT' | 'DELAYED';
-export type DeploymentType = 'PLATFORM' | 'CUSTOM' | 'EXTERNAL';
-export type DeploymentStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
-export type TokenIdAssignmentStrategy = 'AUTOMATIC' | 'MANUAL' | 'EXTERNAL';
+export type RevealStrategy = (typeof REVEAL_STRATEGIES)[number];
+export type DeploymentType = (typeof DEPLOYMENT_TYPES)[number];
+export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
+export type TokenType = (typeof TOKEN_TYPES)[number];
+export type TokenIdAssignmentStrategy = (typeof TOKEN_ID_ASSIGNMENT_STRATEGIES)[number];
 
 export interface CollectionsTable {
   id: string;
@@ -301,7 +317,7 @@ export interface CollectionsTable {
   deployment_type: DeploymentType | null;
   deployment_status: DeploymentStatus | null;
   network_id: number | null;
-  token_type: 'ERC721' | 'ERC1155' | null;
+  token_type: TokenType | null;
   symbol: string | null;
   token_id_assignment_strategy: TokenIdAssignmentStrategy | null;
   platform_variant: string | null;
@@ -328,7 +344,7 @@ export interface CollectionFunctionsTable {
   updated_at: Timestamp;
 }
 
-export type TokenStatus = 'NOT_MINTED' | 'MINTING' | 'MINTED';
+export type TokenStatus = (typeof TOKEN_STATUSES)[number];
 
 export interface ItemsTable {
   id: string;
@@ -347,7 +363,7 @@ export interface ItemsTable {
   updated_at: Timestamp;
 }
 
-export type ReservationKind = 'MINT' | 'TRANSFER' | 'LISTING' | 'PURCHASE_INTENT' | 'EMAIL_CLAIM';
+export type ReservationKind = (typeof RESERVATION_KINDS)[number];
 
 export interface ItemReservationsTable {
   id: string;
@@ -361,7 +377,7 @@ export interface ItemReservationsTable {
   released_at: NullableTimestamp;
 }
 
-export type RequestState = 'PENDING' | 'SUBMITTED' | 'COMPLETED' | 'FAILED';
+export type RequestState = (typeof REQUEST_STATES)[number];
 
 /** mint_requests and transfer_requests share their columns. */
 export interface TokenRequestsTable {

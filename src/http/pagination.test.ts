@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { assertError } from '../../test/assertions.ts';
 import { setupTest, type TestEnv } from '../../test/harness.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import { listQueryProperties } from './pagination.ts';
@@ -48,15 +49,6 @@ describe('pagination', () => {
     return response.json();
   }
 
-  function assertInvalidCursor(response: {
-    statusCode: number;
-    body: string;
-    json(): { error: { code: string } };
-  }) {
-    assert.equal(response.statusCode, 400, response.body);
-    assert.equal(response.json().error.code, 'INVALID_CURSOR');
-  }
-
   /** Sorted by (created_at, id) in the given direction. */
   function assertOrdered(rows: Page['results'], direction: 'ASC' | 'DESC') {
     for (let i = 1; i < rows.length; i++) {
@@ -69,8 +61,7 @@ describe('pagination', () => {
   it('refuses a limit out of 1..100 on standard lists with 400, never clamping it', async () => {
     for (const limit of ['0', '101', '-1', '1.5', 'ten']) {
       const response = await env.call('GET', '/v1/organizations', { token, query: { limit } });
-      assert.equal(response.statusCode, 400, `limit=${limit}: ${response.body}`);
-      assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+      assertError(response, 400, 'VALIDATION_FAILED');
     }
     assert.equal((await list('/v1/organizations', { limit: '1' })).results.length, 1);
     assert.equal((await list('/v1/organizations', { limit: '100' })).results.length, 100);
@@ -169,16 +160,20 @@ describe('pagination', () => {
     await env.createUser(organization.id, 'ORG_MEMBER');
     const all = await list('/v1/users', { limit: '1' });
     assert.ok(all.cursor);
-    assertInvalidCursor(
+    assertError(
       await env.call('GET', '/v1/users', {
         token,
         query: { limit: '1', cursor: all.cursor, organization_id: organization.id },
       }),
+      400,
+      'INVALID_CURSOR',
     );
     const filtered = await list('/v1/users', { limit: '1', organization_id: organization.id });
     assert.ok(filtered.cursor);
-    assertInvalidCursor(
+    assertError(
       await env.call('GET', '/v1/users', { token, query: { limit: '1', cursor: filtered.cursor } }),
+      400,
+      'INVALID_CURSOR',
     );
     // The same filters again: the cursor works, and the limit may change.
     const next = await list('/v1/users', {
@@ -191,16 +186,20 @@ describe('pagination', () => {
 
   it('refuses a cursor reused with the other order_direction, or on another list', async () => {
     const asc = await list('/v1/organizations', { limit: '1' });
-    assertInvalidCursor(
+    assertError(
       await env.call('GET', '/v1/organizations', {
         token,
         query: { limit: '1', cursor: asc.cursor!, order_direction: 'DESC' },
       }),
+      400,
+      'INVALID_CURSOR',
     );
     const users = await list('/v1/users', { limit: '1' });
     assert.ok(users.cursor);
-    assertInvalidCursor(
+    assertError(
       await env.call('GET', '/v1/organizations', { token, query: { cursor: users.cursor } }),
+      400,
+      'INVALID_CURSOR',
     );
   });
 
@@ -229,8 +228,7 @@ describe('pagination', () => {
     ];
     for (const cursor of cursors) {
       const response = await env.call('GET', '/v1/organizations', { token, query: { cursor } });
-      assert.equal(response.statusCode, 400, `${cursor}: ${response.body}`);
-      assert.equal(response.json().error.code, 'INVALID_CURSOR', cursor);
+      assertError(response, 400, 'INVALID_CURSOR');
     }
   });
 });

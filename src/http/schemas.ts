@@ -1,4 +1,4 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type SchemaOptions, type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
 
 /** Shapes shared by every module's schemas (API.md §1). */
 
@@ -18,6 +18,20 @@ export const Uint256 = Type.String({
 
 export function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()]);
+}
+
+/**
+ * A closed set of strings (db/enums.ts) as the document has always spelled it: `anyOf` of
+ * `const`s, so wire schemas and column types come from one declaration.
+ */
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options?: SchemaOptions,
+): TUnion<TLiteral<T[number]>[]> {
+  return Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  );
 }
 
 export const IdempotencyKeyHeader = Type.String({ minLength: 1, maxLength: 255 });

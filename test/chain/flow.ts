@@ -5,6 +5,7 @@ import { type CapabilityName, capabilitiesOf } from '../../src/chain/capabilitie
 import type {
   CollectionRow,
   TokenIdAssignmentStrategy,
+  TokenType,
   TransactionRow,
   WalletRow,
 } from '../../src/db/schema.ts';
@@ -37,7 +38,7 @@ export interface FlowTest {
    * organization's wallet, so the relayer can mint) and registered as a deployed collection.
    */
   deployCollection(
-    kind: 'ERC721' | 'ERC1155',
+    kind: TokenType,
     options?: {
       admin?: Address;
       strategy?: TokenIdAssignmentStrategy;

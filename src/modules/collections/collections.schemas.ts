@@ -1,13 +1,14 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { PLATFORM_CONTRACT_NAMES } from '../../chain/artifacts.ts';
+import {
+  DEPLOYMENT_STATUSES,
+  DEPLOYMENT_TYPES,
+  REVEAL_STRATEGIES,
+  TOKEN_ID_ASSIGNMENT_STRATEGIES,
+} from '../../db/enums.ts';
 import { listQueryProperties } from '../../http/pagination.ts';
-import { DateTime, EthAddress, Nullable, Uint256, Uuid } from '../../http/schemas.ts';
+import { DateTime, EthAddress, Nullable, StringEnum, Uint256, Uuid } from '../../http/schemas.ts';
 import { CapabilityName, CustomContractFields, TokenType } from '../contracts/contracts.schemas.ts';
-
-export const REVEAL_STRATEGIES = ['INSTANT', 'DELAYED'] as const;
-export const DEPLOYMENT_TYPES = ['PLATFORM', 'CUSTOM', 'EXTERNAL'] as const;
-export const DEPLOYMENT_STATUSES = ['PENDING', 'SUCCESS', 'FAILED'] as const;
-export const TOKEN_ID_ASSIGNMENT_STRATEGIES = ['AUTOMATIC', 'MANUAL', 'EXTERNAL'] as const;
 
 const NetworkId = Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'The chain id' });
 const CollectionName = Type.String({ minLength: 1, maxLength: 200 });
@@ -17,22 +18,15 @@ const PreviewMetadata = Type.Record(Type.String(), Type.Unknown(), {
     'Token metadata (ERC-721/1155 metadata JSON) served for every token while a DELAYED collection has reveal_hidden true',
 });
 
-export const RevealStrategy = Type.Union(
-  REVEAL_STRATEGIES.map((v) => Type.Literal(v)),
-  { description: 'INSTANT or DELAYED' },
-);
-export const DeploymentStatus = Type.Union(
-  DEPLOYMENT_STATUSES.map((v) => Type.Literal(v)),
-  { description: 'PENDING until the deployment settles' },
-);
-const DeploymentType = Type.Union(DEPLOYMENT_TYPES.map((v) => Type.Literal(v)));
-export const TokenIdAssignmentStrategy = Type.Union(
-  TOKEN_ID_ASSIGNMENT_STRATEGIES.map((v) => Type.Literal(v)),
-  {
-    description:
-      'AUTOMATIC: the service numbers tokens from 1; MANUAL: token ids are given at lock; EXTERNAL: the contract assigns them at mint (ERC721 with ADMIN_MINT_MULTIPLE_NO_ID only)',
-  },
-);
+export const RevealStrategy = StringEnum(REVEAL_STRATEGIES, { description: 'INSTANT or DELAYED' });
+export const DeploymentStatus = StringEnum(DEPLOYMENT_STATUSES, {
+  description: 'PENDING until the deployment settles',
+});
+const DeploymentType = StringEnum(DEPLOYMENT_TYPES);
+export const TokenIdAssignmentStrategy = StringEnum(TOKEN_ID_ASSIGNMENT_STRATEGIES, {
+  description:
+    'AUTOMATIC: the service numbers tokens from 1; MANUAL: token ids are given at lock; EXTERNAL: the contract assigns them at mint (ERC721 with ADMIN_MINT_MULTIPLE_NO_ID only)',
+});
 
 /** ERC-2981 royalty (API.md §3 B). */
 export const RoyaltyInfo = Type.Object(

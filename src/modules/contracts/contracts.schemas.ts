@@ -1,18 +1,15 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { CAPABILITY_NAMES, TOKEN_TYPES } from '../../chain/capabilities.ts';
+import { CAPABILITY_NAMES } from '../../chain/capabilities.ts';
+import { TOKEN_TYPES } from '../../db/enums.ts';
 import { listQueryProperties } from '../../http/pagination.ts';
-import { Nullable } from '../../http/schemas.ts';
+import { Nullable, StringEnum } from '../../http/schemas.ts';
 
-export const TokenType = Type.Union(
-  TOKEN_TYPES.map((t) => Type.Literal(t)),
-  { description: 'The token standard' },
-);
+export const TokenType = StringEnum(TOKEN_TYPES, { description: 'The token standard' });
 export type TokenType = Static<typeof TokenType>;
 
-export const CapabilityName = Type.Union(
-  CAPABILITY_NAMES.map((c) => Type.Literal(c)),
-  { description: 'A capability of the registry (GET /v1/public/capabilities)' },
-);
+export const CapabilityName = StringEnum(CAPABILITY_NAMES, {
+  description: 'A capability of the registry (GET /v1/public/capabilities)',
+});
 
 /** EIP-3860: the largest init code a deployment may carry (49,152 bytes). */
 const MAX_INIT_CODE_BYTES = 49_152;

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { insertCollection } from '../../../test/factories.ts';
 import { setupTest, type TestEnv } from '../../../test/harness.ts';
+import { insertItems } from '../../../test/support/token-requests.ts';
 import { ApiError } from '../../http/errors.ts';
 import { uuidv7 } from '../../lib/ids.ts';
-import { insertItems } from '../mint-requests/mint-requests.test-support.ts';
 import { moveReservations, releaseReservations, reserveItems } from './item-flows.service.ts';
 import { parseItemSelection } from './item-selection.ts';
 

@@ -1,11 +1,10 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { TOKEN_STATUSES } from '../../db/enums.ts';
 import { listQueryProperties } from '../../http/pagination.ts';
-import { DateTime, EthAddress, Nullable, Uint256, Uuid } from '../../http/schemas.ts';
+import { DateTime, EthAddress, Nullable, StringEnum, Uint256, Uuid } from '../../http/schemas.ts';
 
 /** Items a bulk create or a lock by item_ids may name (API.md §3 C). */
 export const MAX_BULK_ITEMS = 10_000;
-
-export const TOKEN_STATUSES = ['NOT_MINTED', 'MINTING', 'MINTED'] as const;
 
 const Attributes = Type.Object(
   {},
@@ -32,7 +31,7 @@ export const Item = Type.Object(
     locked: Type.Boolean(),
     max_supply: Nullable(Uint256),
     token_id: Nullable(Uint256),
-    token_status: Type.Union(TOKEN_STATUSES.map((s) => Type.Literal(s))),
+    token_status: StringEnum(TOKEN_STATUSES),
     media: Type.Object({
       image: Nullable(Type.String({ description: 'The image URL served in token metadata' })),
     }),

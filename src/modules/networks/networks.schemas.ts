@@ -1,22 +1,20 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { GAS_STRATEGY_TYPES } from '../../db/enums.ts';
 import type { NetworkConfig as StoredNetworkConfig } from '../../db/schema.ts';
 import { listQueryProperties } from '../../http/pagination.ts';
-import { DateTime, EthAddress, Nullable, Uint256 } from '../../http/schemas.ts';
+import { DateTime, EthAddress, Nullable, StringEnum, Uint256 } from '../../http/schemas.ts';
 
 /** Chain ids are the network ids; the column is a PostgreSQL integer. */
 export const NetworkId = Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'The chain id' });
-
-const GAS_STRATEGY_TYPES = ['AUTO', 'EIP1559', 'LEGACY'] as const;
 
 /**
  * The fields of a network's `config` (SERVICE-SPEC "Network", camelCase as the spec spells
  * them), declared once; the create, edit and response shapes below are built from them.
  */
 const GAS_STRATEGY_FIELDS = {
-  type: Type.Union(
-    GAS_STRATEGY_TYPES.map((t) => Type.Literal(t)),
-    { description: 'AUTO: EIP-1559 when the chain has a base fee, legacy otherwise' },
-  ),
+  type: StringEnum(GAS_STRATEGY_TYPES, {
+    description: 'AUTO: EIP-1559 when the chain has a base fee, legacy otherwise',
+  }),
   maxFeePerGas: Nullable({ ...Uint256, description: 'Cap of maxFeePerGas (or gasPrice), wei; null: none' }),
   maxPriorityFeePerGas: Nullable({ ...Uint256, description: 'Tip, wei; null: the node suggests it' }),
   bumpPercent: Type.Integer({

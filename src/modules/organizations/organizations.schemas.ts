@@ -1,9 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { CARD_PROVIDER_CONNECT_TYPES } from '../../db/enums.ts';
 import { listQueryProperties } from '../../http/pagination.ts';
-import { DateTime, EthAddress, Nullable, Uuid } from '../../http/schemas.ts';
+import { DateTime, EthAddress, Nullable, StringEnum, Uuid } from '../../http/schemas.ts';
 
-export const CARD_PROVIDER_CONNECT_TYPES = ['STANDARD', 'EXPRESS', 'CUSTOM'] as const;
-const ConnectType = Type.Union(CARD_PROVIDER_CONNECT_TYPES.map((t) => Type.Literal(t)));
+const ConnectType = StringEnum(CARD_PROVIDER_CONNECT_TYPES);
 const NetworkIds = Type.Array(Type.Integer({ minimum: 0, maximum: 2_147_483_647 }), {
   uniqueItems: true,
   maxItems: 1000,

@@ -1,17 +1,14 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { REQUEST_STATES } from '../../db/enums.ts';
 import { listQueryProperties } from '../../http/pagination.ts';
-import { DateTime, EthAddress, Nullable, Uint256, Uuid } from '../../http/schemas.ts';
+import { DateTime, EthAddress, Nullable, StringEnum, Uint256, Uuid } from '../../http/schemas.ts';
 import { ITEM_SELECTOR_FIELDS } from '../items/item-selection.ts';
 
 /** Mint and transfer requests mirror their transaction (API.md §4). */
-export const REQUEST_STATES = ['PENDING', 'SUBMITTED', 'COMPLETED', 'FAILED'] as const;
-export const RequestState = Type.Union(
-  REQUEST_STATES.map((s) => Type.Literal(s)),
-  {
-    description:
-      'PENDING while the transaction waits to be sent, SUBMITTED once broadcast, COMPLETED when it succeeded on-chain, FAILED when it reverted or was cancelled (the reservation is then released)',
-  },
-);
+export const RequestState = StringEnum(REQUEST_STATES, {
+  description:
+    'PENDING while the transaction waits to be sent, SUBMITTED once broadcast, COMPLETED when it succeeded on-chain, FAILED when it reverted or was cancelled (the reservation is then released)',
+});
 
 /**
  * The body of a mint or a transfer request (SERVICE-SPEC Group D: the same for both). Exactly one

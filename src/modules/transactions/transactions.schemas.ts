@@ -1,18 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { ON_CHAIN_STATUSES, TRANSACTION_STATES, TRANSACTION_TYPES } from '../../db/enums.ts';
 import { listQueryProperties } from '../../http/pagination.ts';
-import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
-
-export const TRANSACTION_STATES = ['PENDING', 'QUEUED', 'SUBMITTED', 'COMPLETED', 'CANCELLED'] as const;
-export const TRANSACTION_TYPES = [
-  'DEPLOY',
-  'MINT',
-  'TRANSFER',
-  'FUNCTION_EXECUTE',
-  'FUNDING',
-  'VOUCHER_SETUP',
-  'ROYALTY_UPDATE',
-  'NONCE_GAP_FILL',
-] as const;
+import { DateTime, Nullable, StringEnum, Uuid } from '../../http/schemas.ts';
 
 const Wei = Type.String({ pattern: '^(0|[1-9][0-9]*)$', description: 'wei, as a decimal string' });
 
@@ -22,8 +11,8 @@ export const Transaction = Type.Object(
     organization_id: Nullable(Uuid),
     network_id: Type.Integer(),
     wallet_id: Uuid,
-    type: Type.Union(TRANSACTION_TYPES.map((t) => Type.Literal(t))),
-    state: Type.Union(TRANSACTION_STATES.map((s) => Type.Literal(s))),
+    type: StringEnum(TRANSACTION_TYPES),
+    state: StringEnum(TRANSACTION_STATES),
     from_address: Type.String(),
     to_address: Nullable(Type.String()),
     value: Wei,
@@ -41,7 +30,7 @@ export const Transaction = Type.Object(
       effective_gas_price: Nullable(Wei),
       fee: Nullable(Wei),
     }),
-    on_chain_status: Nullable(Type.Union([Type.Literal('SUCCESS'), Type.Literal('FAILURE')])),
+    on_chain_status: Nullable(StringEnum(ON_CHAIN_STATUSES)),
     block_number: Nullable(Type.Integer()),
     contract_address: Nullable(Type.String()),
     failure_reason: Nullable(Type.String({ description: 'Why it failed or was cancelled, readable' })),
@@ -58,8 +47,8 @@ export const ListTransactionsQuery = Type.Object(
   {
     ...listQueryProperties('standard'),
     network_id: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
-    state: Type.Optional(Type.Union(TRANSACTION_STATES.map((s) => Type.Literal(s)))),
-    type: Type.Optional(Type.Union(TRANSACTION_TYPES.map((t) => Type.Literal(t)))),
+    state: Type.Optional(StringEnum(TRANSACTION_STATES)),
+    type: Type.Optional(StringEnum(TRANSACTION_TYPES)),
     wallet_id: Type.Optional(Uuid),
   },
   { additionalProperties: false },

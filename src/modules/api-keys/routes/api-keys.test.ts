@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { assertError } from '../../../../test/assertions.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { ROLE_IDS, ROLE_PERMISSIONS } from '../../../access/permissions.ts';
 
@@ -110,8 +111,7 @@ describe('API keys', () => {
         token: member.token,
         body: { name: 'stale', expiration: '2020-01-01T00:00:00.000Z' },
       });
-      assert.equal(response.statusCode, 400);
-      assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+      assertError(response, 400, 'VALIDATION_FAILED');
       assert.deepEqual(
         response.json().error.fields.map((f: { path: string }) => f.path),
         ['/expiration'],
@@ -137,15 +137,13 @@ describe('API keys', () => {
       ];
       for (const body of cases) {
         const response = await env.call('POST', '/v1/api-keys', { token: member.token, body });
-        assert.equal(response.statusCode, 400, JSON.stringify(body));
-        assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+        assertError(response, 400, 'VALIDATION_FAILED');
       }
     });
 
     it('requires credentials (401)', async () => {
       const response = await env.call('POST', '/v1/api-keys', { body: { name: 'anonymous' } });
-      assert.equal(response.statusCode, 401);
-      assert.equal(response.json().error.code, 'UNAUTHENTICATED');
+      assertError(response, 401, 'UNAUTHENTICATED');
     });
   });
 
@@ -181,8 +179,7 @@ describe('API keys', () => {
         apiKey: memberKey.key,
         body: body('by-member-key'),
       });
-      assert.equal(denied.statusCode, 403);
-      assert.equal(denied.json().error.code, 'FORBIDDEN');
+      assertError(denied, 403, 'FORBIDDEN');
       const allowed = await env.call('POST', '/v1/users', {
         apiKey: adminKey.key,
         body: body('by-admin-key'),
@@ -220,15 +217,13 @@ describe('API keys', () => {
         .where('id', '=', created.id)
         .execute();
       const response = await env.call('GET', '/v1/me', { apiKey: created.key });
-      assert.equal(response.statusCode, 401);
-      assert.equal(response.json().error.code, 'UNAUTHENTICATED');
+      assertError(response, 401, 'UNAUTHENTICATED');
     });
 
     it('answers 401 for an unknown key, with or without the tis_ prefix', async () => {
       for (const apiKey of ['tis_not-a-real-key-0000000000000000000000', 'garbage']) {
         const response = await env.call('GET', '/v1/me', { apiKey });
-        assert.equal(response.statusCode, 401, apiKey);
-        assert.equal(response.json().error.code, 'UNAUTHENTICATED');
+        assertError(response, 401, 'UNAUTHENTICATED');
       }
     });
 
@@ -337,8 +332,7 @@ describe('API keys', () => {
           token: env.platformAdmin.token,
           query: { limit },
         });
-        assert.equal(response.statusCode, 400, limit);
-        assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+        assertError(response, 400, 'VALIDATION_FAILED');
       }
     });
   });
@@ -354,8 +348,7 @@ describe('API keys', () => {
       assert.equal(revoked.statusCode, 204);
       assert.equal(revoked.body, '');
       const use = await env.call('GET', '/v1/me', { apiKey: created.key });
-      assert.equal(use.statusCode, 401);
-      assert.equal(use.json().error.code, 'UNAUTHENTICATED');
+      assertError(use, 401, 'UNAUTHENTICATED');
       const row = await env.database.db
         .selectFrom('api_keys')
         .select('revoked_at')
@@ -364,8 +357,7 @@ describe('API keys', () => {
       assert.notEqual(row.revoked_at, null);
 
       const again = await env.call('DELETE', `/v1/api-keys/${created.id}`, { token: member.token });
-      assert.equal(again.statusCode, 404);
-      assert.equal(again.json().error.code, 'NOT_FOUND');
+      assertError(again, 404, 'NOT_FOUND');
     });
 
     it('lets a key revoke itself', async () => {
@@ -383,8 +375,7 @@ describe('API keys', () => {
       const colleague = await env.createUser(org.id, 'ORG_MEMBER');
       const created = await createKey(colleague);
       const response = await env.call('DELETE', `/v1/api-keys/${created.id}`, { token: member.token });
-      assert.equal(response.statusCode, 404);
-      assert.equal(response.json().error.code, 'NOT_FOUND');
+      assertError(response, 404, 'NOT_FOUND');
       assert.equal((await env.call('GET', '/v1/me', { apiKey: created.key })).statusCode, 200);
     });
 
@@ -395,8 +386,7 @@ describe('API keys', () => {
       const stranger = await env.createUser(other.id, 'ORG_MEMBER');
       const created = await createKey(stranger);
       const response = await env.call('DELETE', `/v1/api-keys/${created.id}`, { token: admin.token });
-      assert.equal(response.statusCode, 404);
-      assert.equal(response.json().error.code, 'NOT_FOUND');
+      assertError(response, 404, 'NOT_FOUND');
       assert.equal((await env.call('GET', '/v1/me', { apiKey: created.key })).statusCode, 200);
     });
 
@@ -416,8 +406,7 @@ describe('API keys', () => {
       const response = await env.call('DELETE', `/v1/api-keys/${created.id}`, {
         token: platformOrgAdmin.token,
       });
-      assert.equal(response.statusCode, 403);
-      assert.equal(response.json().error.code, 'FORBIDDEN');
+      assertError(response, 403, 'FORBIDDEN');
       assert.equal((await env.call('GET', '/v1/me', { apiKey: created.key })).statusCode, 200);
     });
 
@@ -436,11 +425,9 @@ describe('API keys', () => {
       const unknown = await env.call('DELETE', `/v1/api-keys/${UNKNOWN_ID}`, {
         token: env.platformAdmin.token,
       });
-      assert.equal(unknown.statusCode, 404);
-      assert.equal(unknown.json().error.code, 'NOT_FOUND');
+      assertError(unknown, 404, 'NOT_FOUND');
       const malformed = await env.call('DELETE', '/v1/api-keys/123', { token: env.platformAdmin.token });
-      assert.equal(malformed.statusCode, 400);
-      assert.equal(malformed.json().error.code, 'VALIDATION_FAILED');
+      assertError(malformed, 400, 'VALIDATION_FAILED');
     });
   });
 });

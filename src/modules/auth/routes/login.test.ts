@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { assertError } from '../../../../test/assertions.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
+import { assertSession, freshIp, inviteUser } from '../../../../test/support/auth.ts';
 import { createKeyring } from '../../../lib/secrets.ts';
-import { assertError, assertSession, freshIp, inviteUser } from '../auth.test-support.ts';
 import { signToken } from '../tokens.ts';
 
 describe('log in and credentials', () => {

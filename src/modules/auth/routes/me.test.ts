@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { assertError } from '../../../../test/assertions.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { RESOURCE_GROUPS, ROLE_IDS, ROLE_PERMISSIONS } from '../../../access/permissions.ts';
-import { assertError } from '../auth.test-support.ts';
 
 interface MeBody {
   organization: { id: string; name: string; is_enabled: boolean; mfa_required: boolean };

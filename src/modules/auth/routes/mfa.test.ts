@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { assertError } from '../../../../test/assertions.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import {
-  assertError,
   assertMfaChallenge,
   assertSession,
   enrolMfa,
@@ -10,7 +10,7 @@ import {
   nextTotp,
   tokenFromLatestMail,
   wrongTotp,
-} from '../auth.test-support.ts';
+} from '../../../../test/support/auth.ts';
 import { signToken } from '../tokens.ts';
 import { currentTotp } from '../totp.ts';
 

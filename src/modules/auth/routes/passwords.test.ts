@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { assertError } from '../../../../test/assertions.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import {
-  assertError,
   assertSession,
   freshIp,
   inviteUser,
   linkInMail,
   mailsTo,
   tokenFromLatestMail,
-} from '../auth.test-support.ts';
+} from '../../../../test/support/auth.ts';
 
 const NEW_PASSWORD = 'a brand new password';
 

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { assertError } from '../../../../test/assertions.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
-import { LIMITS } from '../auth.service.ts';
 import {
-  assertError,
   assertMfaChallenge,
   assertRateLimited,
   assertSession,
@@ -14,7 +13,8 @@ import {
   seedRateLimit,
   tokenFromLatestMail,
   wrongTotp,
-} from '../auth.test-support.ts';
+} from '../../../../test/support/auth.ts';
+import { LIMITS } from '../auth.service.ts';
 
 const NEW_PASSWORD = 'a brand new password';
 

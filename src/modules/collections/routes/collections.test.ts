@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import {
   type Abi,
   decodeDeployData,
@@ -12,6 +11,8 @@ import {
 } from 'viem';
 import { MockERC20Abi } from '../../../../contracts/artifacts/abis.ts';
 import mockErc20 from '../../../../contracts/artifacts/test/MockERC20.json' with { type: 'json' };
+import { assertError } from '../../../../test/assertions.ts';
+import { insertTransaction } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
 import { capabilitiesOf, capabilityDefinition } from '../../../chain/capabilities.ts';
@@ -49,18 +50,6 @@ function badChecksum(address: string): string {
   return (
     address.slice(0, i) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + address.slice(i + 1)
   );
-}
-
-function assertError(response: LightMyRequestResponse, status: number, code: string, paths?: string[]) {
-  assert.equal(response.statusCode, status, response.body);
-  const error = response.json().error;
-  assert.equal(error.code, code, response.body);
-  if (paths)
-    assert.deepEqual(
-      (error.fields as { path: string }[]).map((f) => f.path),
-      paths,
-      response.body,
-    );
 }
 
 /** SERVICE-SPEC Group B (collections and deployment), API.md §3 B, without a chain. */
@@ -236,14 +225,14 @@ describe('collections', () => {
         { name, reveal_strategy: 'DELAYED' },
         { name, reveal_strategy: 'DELAYED', preview_metadata: null },
       ])
-        assertError(await create(body), 400, 'PREVIEW_METADATA_REQUIRED', ['/preview_metadata']);
+        assertError(await create(body), 400, 'PREVIEW_METADATA_REQUIRED', { fields: ['/preview_metadata'] });
       await created({ name });
     });
 
     it('refuses preview metadata on an INSTANT collection (400), which never shows it', async () => {
-      assertError(await create({ name: uniqueName(), preview_metadata: PREVIEW }), 400, 'VALIDATION_FAILED', [
-        '/preview_metadata',
-      ]);
+      assertError(await create({ name: uniqueName(), preview_metadata: PREVIEW }), 400, 'VALIDATION_FAILED', {
+        fields: ['/preview_metadata'],
+      });
     });
 
     it('keeps names unique within the organization (409 ALREADY_EXISTS), not across organizations', async () => {
@@ -266,7 +255,7 @@ describe('collections', () => {
           await create({ name: uniqueName(), default_item_type_id: id }),
           400,
           'VALIDATION_FAILED',
-          ['/default_item_type_id'],
+          { fields: ['/default_item_type_id'] },
         );
     });
 
@@ -338,7 +327,7 @@ describe('collections', () => {
         await create({ name, deployment_request: platformRequest({ network_id: OTHER_NETWORK }) }),
         400,
         'VALIDATION_FAILED',
-        ['/deployment_request/network_id'],
+        { fields: ['/deployment_request/network_id'] },
       );
       assertError(
         await create({
@@ -351,7 +340,7 @@ describe('collections', () => {
         }),
         400,
         'VALIDATION_FAILED',
-        ['/deployment_request/custom/constructor_args'],
+        { fields: ['/deployment_request/custom/constructor_args'] },
       );
       assertError(
         await create({
@@ -480,14 +469,14 @@ describe('collections', () => {
 
     it('keeps the preview of a DELAYED collection (400 PREVIEW_METADATA_REQUIRED) and refuses one on INSTANT', async () => {
       const delayed = await created({ reveal_strategy: 'DELAYED', preview_metadata: PREVIEW });
-      assertError(await edit(delayed.id, { preview_metadata: null }), 400, 'PREVIEW_METADATA_REQUIRED', [
-        '/preview_metadata',
-      ]);
+      assertError(await edit(delayed.id, { preview_metadata: null }), 400, 'PREVIEW_METADATA_REQUIRED', {
+        fields: ['/preview_metadata'],
+      });
       assert.deepEqual((await get(delayed.id)).preview_metadata, PREVIEW);
       const instant = await created();
-      assertError(await edit(instant.id, { preview_metadata: PREVIEW }), 400, 'VALIDATION_FAILED', [
-        '/preview_metadata',
-      ]);
+      assertError(await edit(instant.id, { preview_metadata: PREVIEW }), 400, 'VALIDATION_FAILED', {
+        fields: ['/preview_metadata'],
+      });
       assert.equal((await edit(instant.id, { preview_metadata: null })).statusCode, 200);
     });
 
@@ -505,7 +494,7 @@ describe('collections', () => {
         }),
         400,
         'VALIDATION_FAILED',
-        ['/default_item_type_id'],
+        { fields: ['/default_item_type_id'] },
       );
       const after = await get(collection.id);
       assert.equal(after.name, collection.name);
@@ -695,7 +684,9 @@ describe('collections', () => {
         ],
         [{ type: 'EXTERNAL', network_id: NETWORK, custom }, ['/custom', '/external']],
       ] as const)
-        assertError(await requestDeployment(collection.id, body), 400, 'VALIDATION_FAILED', [...paths]);
+        assertError(await requestDeployment(collection.id, body), 400, 'VALIDATION_FAILED', {
+          fields: [...paths],
+        });
       for (const body of [
         { network_id: NETWORK, platform: platformRequest().platform },
         { ...platformRequest(), network_id: 'one' },
@@ -716,7 +707,7 @@ describe('collections', () => {
           await requestDeployment(collection.id, platformRequest({ network_id: networkId })),
           400,
           'VALIDATION_FAILED',
-          ['/network_id'],
+          { fields: ['/network_id'] },
         );
       assert.equal(await transactionCount(), before);
       assert.equal((await get(collection.id)).deployment, null);
@@ -733,7 +724,7 @@ describe('collections', () => {
           await requestDeployment(collection.id, platformRequest({}, platform)),
           400,
           'VALIDATION_FAILED',
-          [path],
+          { fields: [path] },
         );
       const response = await requestDeployment(
         collection.id,
@@ -816,9 +807,9 @@ describe('collections', () => {
       ];
       const custom = { abi: both, bytecode: flexible721.bytecode, constructor_args: PLATFORM_ARGS };
       const collection = await created();
-      assertError(await requestDeployment(collection.id, customRequest(custom)), 400, 'VALIDATION_FAILED', [
-        '/custom/token_type',
-      ]);
+      assertError(await requestDeployment(collection.id, customRequest(custom)), 400, 'VALIDATION_FAILED', {
+        fields: ['/custom/token_type'],
+      });
       const response = await requestDeployment(
         collection.id,
         customRequest({ ...custom, token_type: 'ERC1155' }),
@@ -836,7 +827,7 @@ describe('collections', () => {
         ),
         400,
         'VALIDATION_FAILED',
-        ['/token_id_assignment_strategy'],
+        { fields: ['/token_id_assignment_strategy'] },
       );
       const noIdless = (flexible721.abi as Abi).filter(
         (item) => !(item.type === 'function' && item.name === 'mintBatchNoId'),
@@ -879,7 +870,7 @@ describe('collections', () => {
         await requestDeployment(collection.id, { type: 'EXTERNAL', network_id: NETWORK, external }),
         400,
         'VALIDATION_FAILED',
-        ['/external/address'],
+        { fields: ['/external/address'] },
       );
       assertError(
         await requestDeployment(collection.id, {
@@ -977,24 +968,15 @@ describe('collections', () => {
     });
 
     it('ignores DEPLOY transactions that are no collection deployment', async () => {
-      const wallet = await organizationWalletOf(env.database.db, orgId);
-      const row = await env.database.db
-        .insertInto('transactions')
-        .values({
-          id: uuidv7(),
-          organization_id: orgId,
-          network_id: NETWORK,
-          wallet_id: wallet.id,
-          from_address: wallet.address,
-          type: 'DEPLOY',
-          to_address: null,
-          state: 'COMPLETED',
-          nonce: String(nonce++),
-          on_chain_status: 'SUCCESS',
-          contract_address: `0x${'ef'.repeat(20)}`,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const row = await insertTransaction(env.database.db, orgId, {
+        network_id: NETWORK,
+        type: 'DEPLOY',
+        to_address: null,
+        state: 'COMPLETED',
+        nonce: String(nonce++),
+        on_chain_status: 'SUCCESS',
+        contract_address: `0x${'ef'.repeat(20)}`,
+      });
       await settle(row.id);
       const stillPending = await created({ deployment_request: platformRequest() });
       assert.equal((await get(stillPending.id)).deployment.status, 'PENDING');
@@ -1113,8 +1095,7 @@ describe('GET /v1/collections', () => {
       token: admin.token,
       query: { limit: '2', cursor: first.cursor!, token_type: 'ERC721' },
     });
-    assert.equal(reused.statusCode, 400, reused.body);
-    assert.equal(reused.json().error.code, 'INVALID_CURSOR');
+    assertError(reused, 400, 'INVALID_CURSOR');
   });
 
   it('filters by exact name, contract address in any case, token type and network', async () => {
@@ -1145,8 +1126,7 @@ describe('GET /v1/collections', () => {
       { colour: 'red' },
     ]) {
       const response = await env.call('GET', '/v1/collections', { token: admin.token, query });
-      assert.equal(response.statusCode, 400, `${JSON.stringify(query)}: ${response.body}`);
-      assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+      assertError(response, 400, 'VALIDATION_FAILED');
     }
   });
 });

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Abi, type Address, getAddress, type Hex, zeroAddress, zeroHash } from 'viem';
 import { MockERC20Abi } from '../../../../contracts/artifacts/abis.ts';
 import mockErc20 from '../../../../contracts/artifacts/test/MockERC20.json' with { type: 'json' };
+import { assertError } from '../../../../test/assertions.ts';
 import { type FlowTest, setupFlowTest } from '../../../../test/chain/flow.ts';
 import {
   PLATFORM_CONTRACT_NAMES,
@@ -304,11 +305,9 @@ describe('collection deployments on chain', () => {
     }
 
     const wrongStandard = await register({ address: erc721, token_type: 'ERC1155' });
-    assert.equal(wrongStandard.response.statusCode, 422, wrongStandard.response.body);
-    assert.equal(wrongStandard.response.json().error.code, 'MISSING_TOKEN_CAPABILITY');
+    assertError(wrongStandard.response, 422, 'MISSING_TOKEN_CAPABILITY');
     const coin = await register({ address: erc20, token_type: 'ERC721' });
-    assert.equal(coin.response.statusCode, 422, coin.response.body);
-    assert.equal(coin.response.json().error.code, 'MISSING_TOKEN_CAPABILITY');
+    assertError(coin.response, 422, 'MISSING_TOKEN_CAPABILITY');
     const idless = await register(
       { address: erc1155, token_type: 'ERC1155' },
       { token_id_assignment_strategy: 'EXTERNAL' },

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Address, toFunctionSelector } from 'viem';
+import { assertError } from '../../../../test/assertions.ts';
 import { type FlowTest, setupFlowTest } from '../../../../test/chain/flow.ts';
 import { insertCollection } from '../../../../test/factories.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
@@ -135,8 +136,7 @@ describe('contract functions on chain', () => {
 
   it('answers a revert with 400 carrying the decoded custom error', async () => {
     const response = await call('ownerOf(uint256)', ['999']);
-    assert.equal(response.statusCode, 400, response.body);
-    assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+    assertError(response, 400, 'VALIDATION_FAILED');
     assert.match(response.json().error.detail, /reverted with ERC721NonexistentToken\(999\)/);
   });
 
@@ -152,8 +152,7 @@ describe('contract functions on chain', () => {
       `/v1/collections/${empty.id}/functions/${id('balanceOf(address)')}/call`,
       { token: flow.member.token, body: { arguments: [holder] } },
     );
-    assert.equal(response.statusCode, 409, response.body);
-    assert.equal(response.json().error.code, 'INVALID_STATE');
+    assertError(response, 409, 'INVALID_STATE');
     assert.match(response.json().error.detail, /did not answer balanceOf\(address\)/);
   });
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { decodeFunctionData, toFunctionSelector } from 'viem';
-import { insertCollection } from '../../../../test/factories.ts';
+import { assertError, assertFields } from '../../../../test/assertions.ts';
+import { insertCollection, organizationWallet } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
 import type { CollectionRow } from '../../../db/schema.ts';
@@ -30,11 +30,7 @@ describe('contract functions', () => {
   before(async () => {
     env = await setupTest();
     await env.insertNetwork(31337);
-    const organization = await env.createOrganization();
-    organizationId = organization.id;
-    admin = await env.createUser(organizationId, 'ORG_ADMIN');
-    member = await env.createUser(organizationId, 'ORG_MEMBER');
-    stranger = await env.createUser((await env.createOrganization()).id, 'ORG_ADMIN');
+    ({ organizationId, admin, member, stranger } = await env.createTenant());
     collection = await deployedCollection();
   });
   after(() => env.close());
@@ -58,17 +54,6 @@ describe('contract functions', () => {
   }
 
   const base = (c: { id: string } = collection) => `/v1/collections/${c.id}/functions`;
-
-  function assertError(response: LightMyRequestResponse, status: number, code: string) {
-    assert.equal(response.statusCode, status, response.body);
-    assert.equal(response.json().error.code, code, response.body);
-  }
-
-  function assertFields(response: LightMyRequestResponse, paths: string[]) {
-    assertError(response, 400, 'VALIDATION_FAILED');
-    const fields = (response.json().error.fields ?? []) as { path: string }[];
-    assert.deepEqual(fields.map((f) => f.path).sort(), [...paths].sort(), response.body);
-  }
 
   describe('list and get', () => {
     it('lists every function of the ABI by selector id, ordered, disabled by default, with its fragment', async () => {
@@ -390,11 +375,7 @@ describe('contract functions', () => {
         .selectAll()
         .where('id', '=', transactionId)
         .executeTakeFirstOrThrow();
-      const wallet = await env.database.db
-        .selectFrom('wallets')
-        .selectAll()
-        .where('organization_id', '=', organizationId)
-        .executeTakeFirstOrThrow();
+      const wallet = await organizationWallet(env.database.db, organizationId);
       assert.equal(row.type, 'FUNCTION_EXECUTE');
       assert.equal(row.state, 'PENDING');
       assert.equal(row.network_id, 31337);

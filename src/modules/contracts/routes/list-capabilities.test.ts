@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AbiFunction, toFunctionSignature } from 'viem';
+import { assertError } from '../../../../test/assertions.ts';
 import { setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { CAPABILITY_NAMES, capabilityDefinition } from '../../../chain/capabilities.ts';
 
@@ -96,14 +97,12 @@ describe('GET /v1/public/capabilities', () => {
       Buffer.from('[]').toString('base64url'),
     ]) {
       const response = await list({ cursor });
-      assert.equal(response.statusCode, 400, response.body);
-      assert.equal(response.json().error.code, 'INVALID_CURSOR');
+      assertError(response, 400, 'INVALID_CURSOR');
     }
     const first = await page({ limit: '2' });
     assert.ok(first.cursor);
     const reused = await list({ limit: '2', cursor: first.cursor, order_direction: 'DESC' });
-    assert.equal(reused.statusCode, 400, reused.body);
-    assert.equal(reused.json().error.code, 'INVALID_CURSOR');
+    assertError(reused, 400, 'INVALID_CURSOR');
   });
 
   it('refuses a cursor issued by another list', async () => {
@@ -116,8 +115,7 @@ describe('GET /v1/public/capabilities', () => {
     const foreign = organizations.json().cursor;
     assert.ok(foreign, organizations.body);
     const response = await list({ cursor: foreign });
-    assert.equal(response.statusCode, 400, response.body);
-    assert.equal(response.json().error.code, 'INVALID_CURSOR');
+    assertError(response, 400, 'INVALID_CURSOR');
   });
 
   it('answers 400 VALIDATION_FAILED to a limit out of 1..100 and unknown parameters', async () => {
@@ -128,8 +126,7 @@ describe('GET /v1/public/capabilities', () => {
       { name: 'ERC721' },
     ]) {
       const response = await list(query);
-      assert.equal(response.statusCode, 400, response.body);
-      assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+      assertError(response, 400, 'VALIDATION_FAILED');
     }
   });
 });

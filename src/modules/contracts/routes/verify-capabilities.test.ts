@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { erc20Abi } from 'viem';
+import { assertError, assertFields } from '../../../../test/assertions.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import {
   PLATFORM_CONTRACT_NAMES,
@@ -40,23 +40,6 @@ describe('POST /v1/contracts/verify-capabilities', () => {
       body,
       ...(options.headers && { headers: options.headers }),
     });
-  }
-
-  function assertError(response: LightMyRequestResponse, status: number, code: string) {
-    assert.equal(response.statusCode, status, response.body);
-    assert.equal(response.json().error.code, code, response.body);
-  }
-
-  function assertFields(response: LightMyRequestResponse, paths: string[]) {
-    assertError(response, 400, 'VALIDATION_FAILED');
-    assert.deepEqual(
-      response
-        .json()
-        .error.fields.map((f: { path: string }) => f.path)
-        .sort(),
-      [...paths].sort(),
-      response.body,
-    );
   }
 
   for (const name of PLATFORM_CONTRACT_NAMES) {

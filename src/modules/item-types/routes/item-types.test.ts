@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { assertError } from '../../../../test/assertions.ts';
 import { insertCollection } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 
@@ -32,12 +33,6 @@ describe('item types', () => {
     const response = await create(actor, { name, json_schema: jsonSchema });
     assert.equal(response.statusCode, 201, response.body);
     return response.json() as { id: string; organization_id: string; updated_at: string };
-  }
-  function assertError(response: { statusCode: number; body: string }, status: number, code: string) {
-    assert.equal(response.statusCode, status, response.body);
-    const error = JSON.parse(response.body).error;
-    assert.equal(error.code, code);
-    return error as { detail: string; fields?: { path: string; message: string }[] };
   }
   async function storedCount() {
     const row = await env.database.db

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { insertCollection } from '../../../../test/factories.ts';
+import { assertError } from '../../../../test/assertions.ts';
+import { insertCollection, insertTransaction } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import type { ReservationKind } from '../../../db/schema.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
@@ -67,12 +68,6 @@ describe('items', () => {
     const response = await createItem(body);
     assert.equal(response.statusCode, 201, response.body);
     return response.json();
-  }
-  function assertError(response: Response, status: number, code: string) {
-    assert.equal(response.statusCode, status, response.body);
-    const error = response.json().error;
-    assert.equal(error.code, code, response.body);
-    return error as { detail: string; fields?: { path: string; message: string }[] };
   }
   async function itemCount(collectionId: string) {
     const row = await env.database.db
@@ -401,25 +396,7 @@ describe('items', () => {
   });
 
   async function fixtureTransaction(): Promise<string> {
-    const wallet = await env.database.db
-      .selectFrom('wallets')
-      .selectAll()
-      .where('organization_id', '=', orgId)
-      .executeTakeFirstOrThrow();
-    const row = await env.database.db
-      .insertInto('transactions')
-      .values({
-        id: uuidv7(),
-        organization_id: orgId,
-        network_id: 31337,
-        wallet_id: wallet.id,
-        from_address: wallet.address,
-        type: 'MINT',
-        to_address: wallet.address,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
+    return (await insertTransaction(env.database.db, orgId, { type: 'MINT' })).id;
   }
   async function reserve(
     itemId: string,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { assertError } from '../../../../test/assertions.ts';
 import { insertCollection } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 
@@ -17,10 +18,9 @@ describe('GET /v1/items', () => {
   before(async () => {
     env = await setupTest();
     await env.insertNetwork(31337);
-    const orgId = (await env.createOrganization()).id;
-    const admin = await env.createUser(orgId, 'ORG_ADMIN');
-    member = await env.createUser(orgId, 'ORG_MEMBER');
-    otherAdmin = await env.createUser((await env.createOrganization()).id, 'ORG_ADMIN');
+    const tenant = await env.createTenant();
+    const { organizationId: orgId, admin } = tenant;
+    ({ member, stranger: otherAdmin } = tenant);
     collectionId = (await insertCollection(env.database.db, { organizationId: orgId })).id;
     const other = (await insertCollection(env.database.db, { organizationId: orgId })).id;
     const attributes: Record<string, object> = {
@@ -78,10 +78,6 @@ describe('GET /v1/items', () => {
     const result = (page.results as { id: string }[]).map((r) => byId[r.id] ?? r.id);
     assert.equal(page.total_results, result.length, 'total_results counts the filtered items');
     return result;
-  }
-  function assertError(response: { statusCode: number; body: string }, status: number, code: string) {
-    assert.equal(response.statusCode, status, response.body);
-    assert.equal(JSON.parse(response.body).error.code, code);
   }
 
   it("lists a collection's items in creation order, or the reverse", async () => {

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { assertError } from '../../../../test/assertions.ts';
 import { insertCollection } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
-import type { TokenIdAssignmentStrategy } from '../../../db/schema.ts';
+import type { TokenIdAssignmentStrategy, TokenType } from '../../../db/schema.ts';
 
 const UNKNOWN_ID = '0190f1c0-0000-7000-8000-0000000000ff';
 const MAX_UINT256 = ((1n << 256n) - 1n).toString();
@@ -29,7 +30,7 @@ describe('POST /v1/items/lock', () => {
   after(() => env.close());
 
   async function collection(
-    tokenType: 'ERC721' | 'ERC1155' = 'ERC721',
+    tokenType: TokenType = 'ERC721',
     strategy: TokenIdAssignmentStrategy = 'AUTOMATIC',
   ) {
     return (await insertCollection(env.database.db, { organizationId: orgId, tokenType, strategy })).id;
@@ -52,12 +53,6 @@ describe('POST /v1/items/lock', () => {
     const response = await lock(body);
     assert.equal(response.statusCode, 201, response.body);
     return response.json().lock_outputs;
-  }
-  function assertError(response: Response, status: number, code: string) {
-    assert.equal(response.statusCode, status, response.body);
-    const error = response.json().error;
-    assert.equal(error.code, code, response.body);
-    return error as { detail: string; fields?: { path: string }[] };
   }
   async function stored(ids: string[]) {
     const rows = await env.database.db

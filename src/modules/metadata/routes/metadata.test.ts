@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
+import { assertError } from '../../../../test/assertions.ts';
 import { insertCollection } from '../../../../test/factories.ts';
 import { setupTest, type TestEnv } from '../../../../test/harness.ts';
 import type { CollectionRow, TokenStatus } from '../../../db/schema.ts';
@@ -46,11 +46,6 @@ describe('metadata', () => {
 
   /** Public: no credentials, ever. */
   const get = (path: string, headers: Record<string, string> = {}) => env.call('GET', path, { headers });
-
-  function assertError(response: LightMyRequestResponse, status: number, code: string) {
-    assert.equal(response.statusCode, status, response.body);
-    assert.equal(response.json().error.code, code, response.body);
-  }
 
   describe('token metadata', () => {
     it('serves a minted item as ERC-721 metadata JSON: name, description, image, every other attribute a trait (by name)', async () => {

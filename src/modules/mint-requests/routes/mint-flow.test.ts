@@ -3,9 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { type Address, getAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { type FlowTest, setupFlowTest } from '../../../../test/chain/flow.ts';
+import { findItemRow, insertItems, untilSettled } from '../../../../test/support/token-requests.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
 import type { CollectionRow } from '../../../db/schema.ts';
-import { findItemRow, insertItems, untilSettled } from '../mint-requests.test-support.ts';
 
 const erc721 = platformContracts.FlexibleERC721;
 const erc1155 = platformContracts.FlexibleERC1155;

@@ -3,9 +3,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { assertError, assertFields } from '../../../../test/assertions.ts';
 import { setupTest, type TestEnv } from '../../../../test/harness.ts';
+import { deadNodeUrl, networkBody, useNodes } from '../../../../test/support/networks.ts';
 import type { DevChain } from '../../../chain/dev-chain.ts';
-import { deadNodeUrl, networkBody, useNodes } from '../networks.test-support.ts';
 
 const DEFAULT_CONFIG = {
   autoDeploy: false,
@@ -48,16 +49,6 @@ describe('networks', () => {
     const response = await create(networkBody(chainId, node.rpcUrl, extra));
     assert.equal(response.statusCode, 201, response.body);
     return { node, network: response.json() };
-  }
-
-  function assertValidation(
-    response: { statusCode: number; body: string; json(): unknown },
-    paths?: string[],
-  ) {
-    assert.equal(response.statusCode, 400, response.body);
-    const error = (response.json() as { error: { code: string; fields?: { path: string }[] } }).error;
-    assert.equal(error.code, 'VALIDATION_FAILED');
-    if (paths) assert.deepEqual(error.fields?.map((f) => f.path).sort(), [...paths].sort());
   }
 
   describe('create', () => {
@@ -117,22 +108,20 @@ describe('networks', () => {
     it('answers 409 ALREADY_EXISTS for an id that is registered, and keeps the first', async () => {
       const { network } = await freshNetwork(2002, { name: 'First' });
       const response = await create(networkBody(2002, network.config.url, { name: 'Second' }));
-      assert.equal(response.statusCode, 409, response.body);
-      assert.equal(response.json().error.code, 'ALREADY_EXISTS');
+      assertError(response, 409, 'ALREADY_EXISTS');
       assert.equal((await storedNetwork(2002))?.name, 'First');
     });
 
     it('answers 400 naming /id and /config/url when the node is on another chain, and stores nothing', async () => {
       const response = await create(networkBody(2003, otherChain.rpcUrl));
-      assertValidation(response, ['/config/url', '/id']);
+      assertFields(response, ['/config/url', '/id']);
       assert.match(response.json().error.detail, /chain 1337/);
       assert.equal(await storedNetwork(2003), undefined);
     });
 
     it('answers 502 UPSTREAM_FAILED when the node does not answer, and stores nothing', async () => {
       const response = await create(networkBody(2004, await deadNodeUrl()));
-      assert.equal(response.statusCode, 502, response.body);
-      assert.equal(response.json().error.code, 'UPSTREAM_FAILED');
+      assertError(response, 502, 'UPSTREAM_FAILED');
       assert.equal(await storedNetwork(2004), undefined);
     });
 
@@ -144,8 +133,7 @@ describe('networks', () => {
       try {
         const { port } = server.address() as AddressInfo;
         const response = await create(networkBody(2005, `http://127.0.0.1:${port}/`));
-        assert.equal(response.statusCode, 502, response.body);
-        assert.equal(response.json().error.code, 'UPSTREAM_FAILED');
+        assertError(response, 502, 'UPSTREAM_FAILED');
       } finally {
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
@@ -196,8 +184,7 @@ describe('networks', () => {
       ];
       for (const [body, path] of cases) {
         const response = await create(body);
-        assert.equal(response.statusCode, 400, `${JSON.stringify(body)}: ${response.body}`);
-        assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+        assertError(response, 400, 'VALIDATION_FAILED');
         const paths = response.json().error.fields.map((f: { path: string }) => f.path);
         assert.ok(paths.includes(path), `${JSON.stringify(body)}: expected ${path} in ${paths}`);
       }
@@ -217,8 +204,7 @@ describe('networks', () => {
         token: admin.token,
         body: networkBody(1337, otherChain.rpcUrl),
       });
-      assert.equal(response.statusCode, 403);
-      assert.equal(response.json().error.code, 'FORBIDDEN');
+      assertError(response, 403, 'FORBIDDEN');
       assert.equal(await storedNetwork(1337), undefined);
     });
   });
@@ -255,12 +241,10 @@ describe('networks', () => {
 
     it('answers 404 for an unknown id and 400 for an id that is not a non-negative integer', async () => {
       const unknown = await env.call('GET', '/v1/networks/999999', { token });
-      assert.equal(unknown.statusCode, 404);
-      assert.equal(unknown.json().error.code, 'NOT_FOUND');
+      assertError(unknown, 404, 'NOT_FOUND');
       for (const id of ['abc', '-1', '1.5', '99999999999']) {
         const response = await env.call('GET', `/v1/networks/${id}`, { token });
-        assert.equal(response.statusCode, 400, id);
-        assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+        assertError(response, 400, 'VALIDATION_FAILED');
       }
     });
 
@@ -362,10 +346,9 @@ describe('networks', () => {
     it('refuses a url on another chain (400 /config/url) and one that does not answer (502), changing nothing', async () => {
       const { node, network } = await freshNetwork(4004);
       const wrongChain = await edit(4004, { name: 'Renamed', config: { url: otherChain.rpcUrl, poa: true } });
-      assertValidation(wrongChain, ['/config/url']);
+      assertFields(wrongChain, ['/config/url']);
       const dead = await edit(4004, { name: 'Renamed', config: { url: await deadNodeUrl() } });
-      assert.equal(dead.statusCode, 502, dead.body);
-      assert.equal(dead.json().error.code, 'UPSTREAM_FAILED');
+      assertError(dead, 502, 'UPSTREAM_FAILED');
       const row = await storedNetwork(4004);
       assert.equal(row?.name, network.name);
       assert.deepEqual(row?.config, network.config);
@@ -397,12 +380,11 @@ describe('networks', () => {
       ];
       for (const body of cases) {
         const response = await edit(4006, body);
-        assert.equal(response.statusCode, 400, `${JSON.stringify(body)}: ${response.body}`);
-        assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+        assertError(response, 400, 'VALIDATION_FAILED');
       }
       // Priority above an existing cap is refused too (the rule holds on the merged config).
       await edit(4006, { config: { gasStrategy: { maxFeePerGas: '100' } } });
-      assertValidation(await edit(4006, { config: { gasStrategy: { maxPriorityFeePerGas: '101' } } }), [
+      assertFields(await edit(4006, { config: { gasStrategy: { maxPriorityFeePerGas: '101' } } }), [
         '/config/gasStrategy/maxPriorityFeePerGas',
       ]);
       const row = await storedNetwork(4006);
@@ -414,14 +396,12 @@ describe('networks', () => {
 
     it('answers 404 for an unknown network and 403 to organization admins', async () => {
       const unknown = await edit(999998, { name: 'x' });
-      assert.equal(unknown.statusCode, 404);
-      assert.equal(unknown.json().error.code, 'NOT_FOUND');
+      assertError(unknown, 404, 'NOT_FOUND');
       await freshNetwork(4007, { name: 'Kept' });
       const org = await env.createOrganization();
       const admin = await env.createUser(org.id, 'ORG_ADMIN');
       const response = await edit(4007, { name: 'Taken over' }, admin.token);
-      assert.equal(response.statusCode, 403);
-      assert.equal(response.json().error.code, 'FORBIDDEN');
+      assertError(response, 403, 'FORBIDDEN');
       assert.equal((await storedNetwork(4007))?.name, 'Kept');
     });
   });

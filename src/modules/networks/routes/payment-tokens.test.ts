@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Address, getAddress } from 'viem';
+import { assertError } from '../../../../test/assertions.ts';
 import { setupTest, type TestEnv } from '../../../../test/harness.ts';
+import { deployBytecode, deployErc20, networkBody, useNodes } from '../../../../test/support/networks.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
 import type { DevChain } from '../../../chain/dev-chain.ts';
-import { deployBytecode, deployErc20, networkBody, useNodes } from '../networks.test-support.ts';
 
 /** API.md §3 G: payment tokens, with symbol and decimals read from the chain. */
 describe('payment tokens', () => {
@@ -101,8 +102,7 @@ describe('payment tokens', () => {
     it('rejects a mixed-case address with a wrong EIP-55 checksum (400 /address)', async () => {
       const address = await deployErc20(node, { symbol: 'BADSUM', decimals: 2 });
       const response = await add({ address: wrongChecksum(address) });
-      assert.equal(response.statusCode, 400, response.body);
-      assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+      assertError(response, 400, 'VALIDATION_FAILED');
       assert.deepEqual(
         response.json().error.fields.map((f: { path: string }) => f.path),
         ['/address'],
@@ -126,8 +126,7 @@ describe('payment tokens', () => {
       ]);
       for (const address of [node.accounts[1]!.address, nft, '0x000000000000000000000000000000000000dead']) {
         const response = await add({ address });
-        assert.equal(response.statusCode, 400, `${address}: ${response.body}`);
-        assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+        assertError(response, 400, 'VALIDATION_FAILED');
         assert.deepEqual(
           response.json().error.fields.map((f: { path: string }) => f.path),
           ['/address'],
@@ -152,8 +151,7 @@ describe('payment tokens', () => {
       assert.equal((await add({ address })).statusCode, 201);
       for (const again of [address, getAddress(address), `0x${address.slice(2).toUpperCase()}`]) {
         const response = await add({ address: again, eth: true });
-        assert.equal(response.statusCode, 409, response.body);
-        assert.equal(response.json().error.code, 'ALREADY_EXISTS');
+        assertError(response, 409, 'ALREADY_EXISTS');
       }
       const stored = (await storedTokens()).filter((t) => t.address === getAddress(address));
       assert.equal(stored.length, 1);
@@ -165,16 +163,14 @@ describe('payment tokens', () => {
       const second = await deployErc20(node, { symbol: 'same', decimals: 6 });
       assert.equal((await add({ address: first })).statusCode, 201);
       const response = await add({ address: second });
-      assert.equal(response.statusCode, 409, response.body);
-      assert.equal(response.json().error.code, 'ALREADY_EXISTS');
+      assertError(response, 409, 'ALREADY_EXISTS');
       assert.match(response.json().error.detail, /symbol/);
     });
 
     it('answers 404 for an unknown network, and 502 when the network’s node does not answer', async () => {
       const address = await deployErc20(node, { symbol: 'NODE', decimals: 18 });
       const unknown = await add({ address }, '/v1/networks/424242/payment-tokens');
-      assert.equal(unknown.statusCode, 404);
-      assert.equal(unknown.json().error.code, 'NOT_FOUND');
+      assertError(unknown, 404, 'NOT_FOUND');
 
       const downNode = await startNode(5151);
       const created = await env.call('POST', '/v1/networks', {
@@ -185,8 +181,7 @@ describe('payment tokens', () => {
       const tokenOnDown = await deployErc20(downNode, { symbol: 'DOWN', decimals: 18 });
       await downNode.stop();
       const response = await add({ address: tokenOnDown }, '/v1/networks/5151/payment-tokens');
-      assert.equal(response.statusCode, 502, response.body);
-      assert.equal(response.json().error.code, 'UPSTREAM_FAILED');
+      assertError(response, 502, 'UPSTREAM_FAILED');
       assert.deepEqual(await storedTokens(5151), []);
     });
 
@@ -202,8 +197,7 @@ describe('payment tokens', () => {
       ];
       for (const body of cases) {
         const response = await add(body);
-        assert.equal(response.statusCode, 400, `${JSON.stringify(body)}: ${response.body}`);
-        assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+        assertError(response, 400, 'VALIDATION_FAILED');
       }
       assert.equal(
         (await storedTokens()).find((t) => t.address === getAddress(address)),
@@ -216,8 +210,7 @@ describe('payment tokens', () => {
       const org = await env.createOrganization();
       const admin = await env.createUser(org.id, 'ORG_ADMIN');
       const response = await env.call('POST', url, { token: admin.token, body: { address } });
-      assert.equal(response.statusCode, 403);
-      assert.equal(response.json().error.code, 'FORBIDDEN');
+      assertError(response, 403, 'FORBIDDEN');
     });
 
     it('shows added tokens in the network’s payment_tokens', async () => {
@@ -279,8 +272,7 @@ describe('payment tokens', () => {
 
     it('answers 404 for an unknown network', async () => {
       const response = await env.call('GET', '/v1/networks/434343/payment-tokens', { token });
-      assert.equal(response.statusCode, 404);
-      assert.equal(response.json().error.code, 'NOT_FOUND');
+      assertError(response, 404, 'NOT_FOUND');
     });
   });
 

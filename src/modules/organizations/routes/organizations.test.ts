@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { assertError } from '../../../../test/assertions.ts';
 import { setupTest, type TestEnv } from '../../../../test/harness.ts';
 
 const UNKNOWN_ID = '0190f1c0-0000-7000-8000-0000000000ff';
@@ -97,8 +98,7 @@ describe('organizations', () => {
           token: env.platformAdmin.token,
           body: { name: taken },
         });
-        assert.equal(response.statusCode, 409, taken);
-        assert.equal(response.json().error.code, 'ALREADY_EXISTS');
+        assertError(response, 409, 'ALREADY_EXISTS');
       }
       assert.equal(await organizationCount(), before);
     });
@@ -124,8 +124,7 @@ describe('organizations', () => {
           token,
           body: { name: uniqueName('Nope') },
         });
-        assert.equal(response.statusCode, 403);
-        assert.equal(response.json().error.code, 'FORBIDDEN');
+        assertError(response, 403, 'FORBIDDEN');
       }
       const anonymous = await env.call('POST', '/v1/organizations', { body: { name: uniqueName('Anon') } });
       assert.equal(anonymous.statusCode, 401);
@@ -151,8 +150,7 @@ describe('organizations', () => {
           token: env.platformAdmin.token,
           body,
         });
-        assert.equal(response.statusCode, 400, JSON.stringify(body));
-        assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+        assertError(response, 400, 'VALIDATION_FAILED');
         assert.ok(response.json().error.fields.length > 0);
       }
       assert.equal(await organizationCount(), before);
@@ -202,8 +200,7 @@ describe('organizations', () => {
 
     it('requires credentials (401)', async () => {
       const response = await env.call('GET', '/v1/organizations');
-      assert.equal(response.statusCode, 401);
-      assert.equal(response.json().error.code, 'UNAUTHENTICATED');
+      assertError(response, 401, 'UNAUTHENTICATED');
     });
 
     it('gets the own organization, for admins and members', async () => {
@@ -223,8 +220,7 @@ describe('organizations', () => {
       const admin = await env.createUser(org.id, 'ORG_ADMIN');
       for (const id of [other.id, UNKNOWN_ID, env.platformOrganizationId]) {
         const response = await env.call('GET', `/v1/organizations/${id}`, { token: admin.token });
-        assert.equal(response.statusCode, 404, id);
-        assert.equal(response.json().error.code, 'NOT_FOUND');
+        assertError(response, 404, 'NOT_FOUND');
       }
       const platform = await env.call('GET', `/v1/organizations/${other.id}`, {
         token: env.platformAdmin.token,
@@ -240,8 +236,7 @@ describe('organizations', () => {
       const response = await env.call('GET', '/v1/organizations/platform', {
         token: env.platformAdmin.token,
       });
-      assert.equal(response.statusCode, 400);
-      assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+      assertError(response, 400, 'VALIDATION_FAILED');
     });
   });
 
@@ -332,8 +327,7 @@ describe('organizations', () => {
           token: env.platformAdmin.token,
           query,
         });
-        assert.equal(response.statusCode, 400, JSON.stringify(query));
-        assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+        assertError(response, 400, 'VALIDATION_FAILED');
       }
     });
 
@@ -356,8 +350,7 @@ describe('organizations', () => {
           token: env.platformAdmin.token,
           query,
         });
-        assert.equal(response.statusCode, 400, JSON.stringify(query));
-        assert.equal(response.json().error.code, 'INVALID_CURSOR');
+        assertError(response, 400, 'INVALID_CURSOR');
       }
     });
 
@@ -372,8 +365,7 @@ describe('organizations', () => {
         token: admin.token,
         query: { limit: '1', cursor: platformPage.json().cursor },
       });
-      assert.equal(response.statusCode, 400);
-      assert.equal(response.json().error.code, 'INVALID_CURSOR');
+      assertError(response, 400, 'INVALID_CURSOR');
     });
   });
 
@@ -383,8 +375,7 @@ describe('organizations', () => {
       token: env.platformAdmin.token,
       body: { network_ids: [1, 424242] },
     });
-    assert.equal(response.statusCode, 400, response.body);
-    assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+    assertError(response, 400, 'VALIDATION_FAILED');
     assert.deepEqual(response.json().error.fields, [
       { path: '/network_ids', message: 'unknown network 424242' },
     ]);
@@ -481,8 +472,7 @@ describe('organizations', () => {
       assert.equal(mfa.json().mfa_required, true);
       // From now on the admin, who has no MFA, is locked out of everything but /v1/me*.
       const locked = await env.call('GET', `/v1/organizations/${org.id}`, { token: admin.token });
-      assert.equal(locked.statusCode, 403);
-      assert.equal(locked.json().error.code, 'MFA_REQUIRED');
+      assertError(locked, 403, 'MFA_REQUIRED');
     });
 
     it('forbids an org admin every other field, naming it (403 FORBIDDEN), and changes nothing', async () => {
@@ -504,8 +494,7 @@ describe('organizations', () => {
           token: admin.token,
           body: { payout_address: null, [field]: value },
         });
-        assert.equal(response.statusCode, 403, field);
-        assert.equal(response.json().error.code, 'FORBIDDEN');
+        assertError(response, 403, 'FORBIDDEN');
         assert.match(response.json().error.detail, new RegExp(`\\b${field}\\b`));
       }
       const row = await env.database.db
@@ -543,8 +532,7 @@ describe('organizations', () => {
           token: admin.token,
           body: { [field]: null },
         });
-        assert.equal(response.statusCode, 403, field);
-        assert.equal(response.json().error.code, 'FORBIDDEN');
+        assertError(response, 403, 'FORBIDDEN');
         assert.match(response.json().error.detail, new RegExp(`\\b${field}\\b`));
       }
     });
@@ -556,8 +544,7 @@ describe('organizations', () => {
         token: member.token,
         body: { payout_address: null },
       });
-      assert.equal(response.statusCode, 403);
-      assert.equal(response.json().error.code, 'FORBIDDEN');
+      assertError(response, 403, 'FORBIDDEN');
     });
 
     it('answers 404, not 403, when an org admin edits another organization, whatever the fields', async () => {
@@ -569,8 +556,7 @@ describe('organizations', () => {
           token: admin.token,
           body,
         });
-        assert.equal(response.statusCode, 404, JSON.stringify(body));
-        assert.equal(response.json().error.code, 'NOT_FOUND');
+        assertError(response, 404, 'NOT_FOUND');
       }
       const row = await env.database.db
         .selectFrom('organizations')
@@ -586,8 +572,7 @@ describe('organizations', () => {
         token: env.platformAdmin.token,
         body: { auto_fund: true },
       });
-      assert.equal(response.statusCode, 404);
-      assert.equal(response.json().error.code, 'NOT_FOUND');
+      assertError(response, 404, 'NOT_FOUND');
     });
 
     it('answers 409 ALREADY_EXISTS when renaming to a name taken in any case; the own name in another case is fine', async () => {
@@ -597,8 +582,7 @@ describe('organizations', () => {
         token: env.platformAdmin.token,
         body: { name: a.name.toUpperCase() },
       });
-      assert.equal(response.statusCode, 409);
-      assert.equal(response.json().error.code, 'ALREADY_EXISTS');
+      assertError(response, 409, 'ALREADY_EXISTS');
 
       const recase = await env.call('PATCH', `/v1/organizations/${a.id}`, {
         token: env.platformAdmin.token,
@@ -613,8 +597,7 @@ describe('organizations', () => {
         token: env.platformAdmin.token,
         body: { is_enabled: false },
       });
-      assert.equal(response.statusCode, 409);
-      assert.equal(response.json().error.code, 'INVALID_STATE');
+      assertError(response, 409, 'INVALID_STATE');
       assert.equal((await env.call('GET', '/v1/me', { token: env.platformAdmin.token })).statusCode, 200);
     });
 
@@ -660,8 +643,7 @@ describe('organizations', () => {
           token: env.platformAdmin.token,
           body,
         });
-        assert.equal(response.statusCode, 400, JSON.stringify(body));
-        assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+        assertError(response, 400, 'VALIDATION_FAILED');
       }
     });
   });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { assertError } from '../../../../test/assertions.ts';
 import { setupTest, type TestEnv } from '../../../../test/harness.ts';
 
 const UNKNOWN_ID = '0190f1c0-0000-7000-8000-0000000000ff';
@@ -46,8 +47,7 @@ describe('payout configuration', () => {
       const admin = await env.createUser(org.id, 'ORG_ADMIN');
       for (const id of [other.id, UNKNOWN_ID]) {
         const response = await env.call('GET', url(id), { token: admin.token });
-        assert.equal(response.statusCode, 404, id);
-        assert.equal(response.json().error.code, 'NOT_FOUND');
+        assertError(response, 404, 'NOT_FOUND');
       }
       assert.equal(
         (await env.call('GET', url(other.id), { token: env.platformAdmin.token })).statusCode,
@@ -88,8 +88,7 @@ describe('payout configuration', () => {
         token: admin.token,
         body: { payout_address: WRONG_CHECKSUM },
       });
-      assert.equal(response.statusCode, 400);
-      assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+      assertError(response, 400, 'VALIDATION_FAILED');
       assert.deepEqual(
         response.json().error.fields.map((f: { path: string }) => f.path),
         ['/payout_address'],
@@ -103,8 +102,7 @@ describe('payout configuration', () => {
         token: env.platformAdmin.token,
         body: { payout_address: WRONG_CHECKSUM, auto_fund: true },
       });
-      assert.equal(response.statusCode, 400);
-      assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+      assertError(response, 400, 'VALIDATION_FAILED');
       const row = await env.database.db
         .selectFrom('organizations')
         .select(['payout_address', 'auto_fund'])
@@ -130,8 +128,7 @@ describe('payout configuration', () => {
           token: admin.token,
           body: { payout_address },
         });
-        assert.equal(response.statusCode, 400, JSON.stringify(payout_address));
-        assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+        assertError(response, 400, 'VALIDATION_FAILED');
       }
       assert.equal((await storedPayout(org.id)).payout_address, null);
     });
@@ -182,8 +179,7 @@ describe('payout configuration', () => {
           token: env.platformAdmin.token,
           body: { platform_sale_fee: fee, payout_address: CHECKSUMMED },
         });
-        assert.equal(response.statusCode, 400, JSON.stringify(fee));
-        assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+        assertError(response, 400, 'VALIDATION_FAILED');
       }
       assert.deepEqual(await storedPayout(org.id), { payout_address: null, platform_sale_fee: 0 });
     });
@@ -195,8 +191,7 @@ describe('payout configuration', () => {
         token: admin.token,
         body: { platform_sale_fee: 0, payout_address: CHECKSUMMED },
       });
-      assert.equal(response.statusCode, 403);
-      assert.equal(response.json().error.code, 'FORBIDDEN');
+      assertError(response, 403, 'FORBIDDEN');
       assert.match(response.json().error.detail, /platform_sale_fee/);
       assert.deepEqual(await storedPayout(org.id), { payout_address: null, platform_sale_fee: 0 });
     });
@@ -225,8 +220,7 @@ describe('payout configuration', () => {
         token: member.token,
         body: { payout_address: CHECKSUMMED },
       });
-      assert.equal(response.statusCode, 403);
-      assert.equal(response.json().error.code, 'FORBIDDEN');
+      assertError(response, 403, 'FORBIDDEN');
       assert.equal((await storedPayout(org.id)).payout_address, null);
     });
 
@@ -236,8 +230,7 @@ describe('payout configuration', () => {
       const admin = await env.createUser(org.id, 'ORG_ADMIN');
       for (const body of [{ payout_address: CHECKSUMMED }, { platform_sale_fee: 10 }, {}]) {
         const response = await env.call('PATCH', url(other.id), { token: admin.token, body });
-        assert.equal(response.statusCode, 404, JSON.stringify(body));
-        assert.equal(response.json().error.code, 'NOT_FOUND');
+        assertError(response, 404, 'NOT_FOUND');
       }
       assert.deepEqual(await storedPayout(other.id), { payout_address: null, platform_sale_fee: 0 });
     });
@@ -247,8 +240,7 @@ describe('payout configuration', () => {
         token: env.platformAdmin.token,
         body: { platform_sale_fee: 10 },
       });
-      assert.equal(response.statusCode, 404);
-      assert.equal(response.json().error.code, 'NOT_FOUND');
+      assertError(response, 404, 'NOT_FOUND');
     });
 
     it('rejects unknown fields with 400', async () => {
@@ -257,8 +249,7 @@ describe('payout configuration', () => {
         token: env.platformAdmin.token,
         body: { payout_address: CHECKSUMMED, payout_network: 1 },
       });
-      assert.equal(response.statusCode, 400);
-      assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+      assertError(response, 400, 'VALIDATION_FAILED');
       assert.equal((await storedPayout(org.id)).payout_address, null);
     });
   });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { assertError } from '../../../../test/assertions.ts';
 import { setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { RESOURCE_GROUPS, ROLE_IDS } from '../../../access/permissions.ts';
 
@@ -109,8 +110,7 @@ describe('GET /v1/roles', () => {
   it('answers 401 without credentials or with a bad token', async () => {
     for (const token of [undefined, 'not-a-token']) {
       const response = await env.call('GET', '/v1/roles', token === undefined ? {} : { token });
-      assert.equal(response.statusCode, 401);
-      assert.equal(response.json().error.code, 'UNAUTHENTICATED');
+      assertError(response, 401, 'UNAUTHENTICATED');
     }
   });
 
@@ -144,8 +144,7 @@ describe('GET /v1/roles', () => {
     const queries: Record<string, string>[] = [{ limit: '0' }, { limit: '101' }, { role: 'ORG_ADMIN' }];
     for (const query of queries) {
       const response = await env.call('GET', '/v1/roles', { token: env.platformAdmin.token, query });
-      assert.equal(response.statusCode, 400, JSON.stringify(query));
-      assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+      assertError(response, 400, 'VALIDATION_FAILED');
     }
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { assertError } from '../../../../test/assertions.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { organizationWalletOf } from '../../wallets/wallets.service.ts';
 import { queueTransaction } from '../transactions.service.ts';
@@ -84,8 +85,7 @@ describe('GET /v1/transactions and /v1/transactions/{id}', () => {
 
   it("answers 404 for another organization's transaction and for an unknown id", async () => {
     const foreign = await env.call('GET', `/v1/transactions/${ids.mint}`, { token: other.token });
-    assert.equal(foreign.statusCode, 404);
-    assert.equal(foreign.json().error.code, 'NOT_FOUND');
+    assertError(foreign, 404, 'NOT_FOUND');
     const unknown = await env.call('GET', '/v1/transactions/0190f1c0-0000-7000-8000-00000000ffff', {
       token: member.token,
     });

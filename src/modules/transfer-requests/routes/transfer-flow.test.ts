@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Address, getAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { assertError } from '../../../../test/assertions.ts';
 import { type FlowTest, setupFlowTest } from '../../../../test/chain/flow.ts';
+import { findItemRow, insertItems, untilSettled } from '../../../../test/support/token-requests.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
-import type { CollectionRow } from '../../../db/schema.ts';
-import { findItemRow, insertItems, untilSettled } from '../../mint-requests/mint-requests.test-support.ts';
+import type { CollectionRow, TokenType } from '../../../db/schema.ts';
 
 const erc721 = platformContracts.FlexibleERC721;
 const erc1155 = platformContracts.FlexibleERC1155;
@@ -30,8 +31,7 @@ describe('transfer requests on a real chain', () => {
 
   const db = () => flow.env.database.db;
   const deployer = () => flow.chain.wallet(0);
-  const deployed = (kind: 'ERC721' | 'ERC1155', admin?: Address) =>
-    flow.deployCollection(kind, admin ? { admin } : {});
+  const deployed = (kind: TokenType, admin?: Address) => flow.deployCollection(kind, admin ? { admin } : {});
   const items = (collection: CollectionRow, count: number, maxSupply = 1n) =>
     insertItems(db(), count, {
       collectionId: collection.id,
@@ -101,8 +101,7 @@ describe('transfer requests on a real chain', () => {
       token: flow.admin.token,
       body: { item_id: two[0]!.id, to_address: RECIPIENT },
     });
-    assert.equal(again.statusCode, 409);
-    assert.equal(again.json().error.code, 'INVALID_STATE');
+    assertError(again, 409, 'INVALID_STATE');
   });
 
   it('ERC1155: one safeBatchTransferFrom moves quantity units of each item', async () => {

@@ -2,18 +2,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeFunctionData, getAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { insertCollection } from '../../../../test/factories.ts';
+import { insertCollection, organizationWallet } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
+import {
+  assertFailsWithoutTrace,
+  findItemRow,
+  type insertItem,
+  insertItems,
+} from '../../../../test/support/token-requests.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
 import { capabilitiesOf } from '../../../chain/capabilities.ts';
 import type { CollectionRow } from '../../../db/schema.ts';
+import type { ErrorCode } from '../../../http/errors.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
-import {
-  findItemRow,
-  flowCounts,
-  type insertItem,
-  insertItems,
-} from '../../mint-requests/mint-requests.test-support.ts';
 import { settleTransferTransaction } from '../../token-flows/token-flows.service.ts';
 
 const erc721 = platformContracts.FlexibleERC721;
@@ -34,13 +35,7 @@ describe('transfer requests (database level: selection, rules, reservations, rec
     env = await setupTest();
     await env.insertNetwork(31337);
     ({ organizationId, admin, member, stranger: other } = await env.createTenant());
-    walletAddress = (
-      await db()
-        .selectFrom('wallets')
-        .select('address')
-        .where('organization_id', '=', organizationId)
-        .executeTakeFirstOrThrow()
-    ).address;
+    walletAddress = (await organizationWallet(db(), organizationId)).address;
   });
   after(() => env.close());
 
@@ -74,14 +69,8 @@ describe('transfer requests (database level: selection, rules, reservations, rec
   };
   const transfer = (body: Record<string, unknown>, token = admin.token) =>
     env.call('POST', '/v1/transfer-requests', { token, body: { to_address: RECIPIENT, ...body } });
-  const expectError = async (body: Record<string, unknown>, status: number, code: string) => {
-    const before = await flowCounts(db());
-    const response = await transfer(body);
-    assert.equal(response.statusCode, status, response.body);
-    assert.equal(response.json().error.code, code, response.body);
-    assert.deepEqual(await flowCounts(db()), before, 'a failed request changes nothing');
-    return response.json().error;
-  };
+  const expectError = (body: Record<string, unknown>, status: number, code: ErrorCode) =>
+    assertFailsWithoutTrace(db(), () => transfer(body), status, code);
   const transactionOf = (id: string) =>
     db().selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { assertError } from '../../../../test/assertions.ts';
 import { setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { ROLE_IDS } from '../../../access/permissions.ts';
 
@@ -108,8 +109,7 @@ describe('users', () => {
         token: env.platformAdmin.token,
         body: { email: `${local.toUpperCase()}@EXAMPLE.TEST`, role_id: ROLE_IDS.ORG_ADMIN },
       });
-      assert.equal(again.statusCode, 409);
-      assert.equal(again.json().error.code, 'ALREADY_EXISTS');
+      assertError(again, 409, 'ALREADY_EXISTS');
       const rows = await env.database.db
         .selectFrom('users')
         .select('id')
@@ -125,8 +125,7 @@ describe('users', () => {
         token: env.platformAdmin.token,
         body: { email: existing.user.email, role_id: ROLE_IDS.ORG_MEMBER, organization_id: org.id },
       });
-      assert.equal(response.statusCode, 409);
-      assert.equal(response.json().error.code, 'ALREADY_EXISTS');
+      assertError(response, 409, 'ALREADY_EXISTS');
       assert.equal((await outboxFor(existing.user.email)).length, 0);
     });
 
@@ -172,8 +171,7 @@ describe('users', () => {
         token: env.platformAdmin.token,
         body: { email, role_id: ROLE_IDS.ORG_MEMBER, organization_id: UNKNOWN_ID },
       });
-      assert.equal(response.statusCode, 404);
-      assert.equal(response.json().error.code, 'NOT_FOUND');
+      assertError(response, 404, 'NOT_FOUND');
       assert.equal((await outboxFor(email)).length, 0);
     });
 
@@ -186,8 +184,7 @@ describe('users', () => {
         token: admin.token,
         body: { email, role_id: ROLE_IDS.ORG_MEMBER, organization_id: other.id },
       });
-      assert.equal(response.statusCode, 403);
-      assert.equal(response.json().error.code, 'FORBIDDEN');
+      assertError(response, 403, 'FORBIDDEN');
       const rows = await env.database.db
         .selectFrom('users')
         .select('id')
@@ -215,8 +212,7 @@ describe('users', () => {
         token: admin.token,
         body: { email: uniqueEmail('escalate'), role_id: ROLE_IDS.PLATFORM_ADMIN },
       });
-      assert.equal(denied.statusCode, 403);
-      assert.equal(denied.json().error.code, 'FORBIDDEN');
+      assertError(denied, 403, 'FORBIDDEN');
 
       const granted = await env.call('POST', '/v1/users', {
         token: env.platformAdmin.token,
@@ -232,8 +228,7 @@ describe('users', () => {
         token: env.platformAdmin.token,
         body: { email, role_id: UNKNOWN_ID },
       });
-      assert.equal(response.statusCode, 400);
-      assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+      assertError(response, 400, 'VALIDATION_FAILED');
       assert.deepEqual(
         response.json().error.fields.map((f: { path: string }) => f.path),
         ['/role_id'],
@@ -252,8 +247,7 @@ describe('users', () => {
       ];
       for (const body of cases) {
         const response = await env.call('POST', '/v1/users', { token: env.platformAdmin.token, body });
-        assert.equal(response.statusCode, 400, JSON.stringify(body));
-        assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+        assertError(response, 400, 'VALIDATION_FAILED');
         assert.ok(response.json().error.fields.length > 0);
       }
     });
@@ -263,11 +257,9 @@ describe('users', () => {
       const member = await env.createUser(org.id, 'ORG_MEMBER');
       const body = { email: uniqueEmail('member-invite'), role_id: ROLE_IDS.ORG_MEMBER };
       const forbidden = await env.call('POST', '/v1/users', { token: member.token, body });
-      assert.equal(forbidden.statusCode, 403);
-      assert.equal(forbidden.json().error.code, 'FORBIDDEN');
+      assertError(forbidden, 403, 'FORBIDDEN');
       const anonymous = await env.call('POST', '/v1/users', { body });
-      assert.equal(anonymous.statusCode, 401);
-      assert.equal(anonymous.json().error.code, 'UNAUTHENTICATED');
+      assertError(anonymous, 401, 'UNAUTHENTICATED');
     });
 
     it('replays the first response for the same Idempotency-Key and invites once', async () => {
@@ -408,8 +400,7 @@ describe('users', () => {
         token: env.platformAdmin.token,
         query: { limit: '2', cursor: first.json().cursor },
       });
-      assert.equal(reused.statusCode, 400);
-      assert.equal(reused.json().error.code, 'INVALID_CURSOR');
+      assertError(reused, 400, 'INVALID_CURSOR');
     });
 
     it('rejects out-of-range limits and unknown query parameters with 400', async () => {
@@ -421,8 +412,7 @@ describe('users', () => {
       ];
       for (const query of queries) {
         const response = await env.call('GET', '/v1/users', { token: env.platformAdmin.token, query });
-        assert.equal(response.statusCode, 400, JSON.stringify(query));
-        assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+        assertError(response, 400, 'VALIDATION_FAILED');
       }
     });
 
@@ -451,8 +441,7 @@ describe('users', () => {
       const stranger = await env.createUser(other.id, 'ORG_ADMIN');
       for (const id of [stranger.user.id, UNKNOWN_ID]) {
         const response = await env.call('GET', `/v1/users/${id}`, { token: admin.token });
-        assert.equal(response.statusCode, 404);
-        assert.equal(response.json().error.code, 'NOT_FOUND');
+        assertError(response, 404, 'NOT_FOUND');
       }
       const platform = await env.call('GET', `/v1/users/${stranger.user.id}`, {
         token: env.platformAdmin.token,
@@ -462,8 +451,7 @@ describe('users', () => {
 
     it('answers 400 for a user id that is not a UUID', async () => {
       const response = await env.call('GET', '/v1/users/not-a-uuid', { token: env.platformAdmin.token });
-      assert.equal(response.statusCode, 400);
-      assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+      assertError(response, 400, 'VALIDATION_FAILED');
     });
   });
 
@@ -501,16 +489,14 @@ describe('users', () => {
       assert.equal(deactivated.json().active, false);
 
       const withToken = await env.call('GET', '/v1/me', { token: member.token });
-      assert.equal(withToken.statusCode, 401);
-      assert.equal(withToken.json().error.code, 'UNAUTHENTICATED');
+      assertError(withToken, 401, 'UNAUTHENTICATED');
       const withKey = await env.call('GET', '/v1/me', { apiKey });
       assert.equal(withKey.statusCode, 401);
       const login = await env.call('POST', '/v1/auth/login', {
         body: { email: member.user.email, password: member.password },
         ip: '10.77.0.1',
       });
-      assert.equal(login.statusCode, 401);
-      assert.equal(login.json().error.code, 'INVALID_CREDENTIALS');
+      assertError(login, 401, 'INVALID_CREDENTIALS');
 
       const reactivated = await env.call('PATCH', `/v1/users/${member.user.id}`, {
         token: admin.token,
@@ -528,8 +514,7 @@ describe('users', () => {
       const admin = await env.createUser(org.id, 'ORG_ADMIN');
       for (const body of [{ active: false }, { role_id: ROLE_IDS.ORG_MEMBER }]) {
         const response = await env.call('PATCH', `/v1/users/${admin.user.id}`, { token: admin.token, body });
-        assert.equal(response.statusCode, 409, JSON.stringify(body));
-        assert.equal(response.json().error.code, 'INVALID_STATE');
+        assertError(response, 409, 'INVALID_STATE');
       }
       const self = await env.call('PATCH', `/v1/users/${env.platformAdmin.user.id}`, {
         token: env.platformAdmin.token,
@@ -563,8 +548,7 @@ describe('users', () => {
           token: platformOrgAdmin.token,
           body,
         });
-        assert.equal(response.statusCode, 403, JSON.stringify(body));
-        assert.equal(response.json().error.code, 'FORBIDDEN');
+        assertError(response, 403, 'FORBIDDEN');
       }
       assert.equal((await env.call('GET', '/v1/me', { token: env.platformAdmin.token })).statusCode, 200);
 
@@ -604,8 +588,7 @@ describe('users', () => {
         token: admin.token,
         body: { active: false },
       });
-      assert.equal(response.statusCode, 404);
-      assert.equal(response.json().error.code, 'NOT_FOUND');
+      assertError(response, 404, 'NOT_FOUND');
       assert.equal((await env.call('GET', '/v1/me', { token: stranger.token })).statusCode, 200);
     });
 
@@ -617,8 +600,7 @@ describe('users', () => {
         token: member.token,
         body: { active: false },
       });
-      assert.equal(response.statusCode, 403);
-      assert.equal(response.json().error.code, 'FORBIDDEN');
+      assertError(response, 403, 'FORBIDDEN');
     });
 
     it('rejects an empty body, unknown fields, an unknown role and non-boolean active with 400', async () => {
@@ -629,8 +611,7 @@ describe('users', () => {
           token: env.platformAdmin.token,
           body,
         });
-        assert.equal(response.statusCode, 400, JSON.stringify(body));
-        assert.equal(response.json().error.code, 'VALIDATION_FAILED');
+        assertError(response, 400, 'VALIDATION_FAILED');
       }
     });
 
@@ -639,8 +620,7 @@ describe('users', () => {
         token: env.platformAdmin.token,
         body: { active: true },
       });
-      assert.equal(response.statusCode, 404);
-      assert.equal(response.json().error.code, 'NOT_FOUND');
+      assertError(response, 404, 'NOT_FOUND');
     });
   });
 });

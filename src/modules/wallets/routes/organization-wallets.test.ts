@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { type Address, getAddress, recoverMessageAddress } from 'viem';
+import { assertError } from '../../../../test/assertions.ts';
 import { setupTest, type TestEnv } from '../../../../test/harness.ts';
+import { deadNodeUrl, networkBody, setBalance, useNodes } from '../../../../test/support/networks.ts';
 import type { DevChain } from '../../../chain/dev-chain.ts';
-import { deadNodeUrl, networkBody, setBalance, useNodes } from '../../networks/networks.test-support.ts';
 import { signerOf } from '../wallets.service.ts';
 
 const UNKNOWN_ID = '0190f1c0-0000-7000-8000-0000000000ff';
@@ -221,8 +222,7 @@ describe('organization wallets', () => {
       const admin = await env.createUser(org.id, 'ORG_ADMIN');
       for (const id of [other.id, UNKNOWN_ID]) {
         const response = await env.call('GET', `/v1/organizations/${id}/wallets`, { token: admin.token });
-        assert.equal(response.statusCode, 404, id);
-        assert.equal(response.json().error.code, 'NOT_FOUND');
+        assertError(response, 404, 'NOT_FOUND');
       }
       const unknown = await env.call('GET', `/v1/organizations/${UNKNOWN_ID}/wallets`, { token });
       assert.equal(unknown.statusCode, 404);

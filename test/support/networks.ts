@@ -9,10 +9,10 @@ import {
   http,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { MockERC20Abi } from '../../../contracts/artifacts/abis.ts';
-import mockErc20 from '../../../contracts/artifacts/test/MockERC20.json' with { type: 'json' };
-import { type DevChain, startDevChain } from '../../chain/dev-chain.ts';
-import { freePort } from '../../lib/net.ts';
+import { MockERC20Abi } from '../../contracts/artifacts/abis.ts';
+import mockErc20 from '../../contracts/artifacts/test/MockERC20.json' with { type: 'json' };
+import { type DevChain, startDevChain } from '../../src/chain/dev-chain.ts';
+import { freePort } from '../../src/lib/net.ts';
 
 /** Test helpers for networks, payment tokens and wallets: real anvil nodes, real ERC-20s. */
 

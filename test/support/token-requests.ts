@@ -1,6 +1,10 @@
+import assert from 'node:assert/strict';
+import type { LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Database, ItemRow, TokenStatus } from '../../db/schema.ts';
-import { uuidv7 } from '../../lib/ids.ts';
+import type { Database, ItemRow, TokenStatus } from '../../src/db/schema.ts';
+import type { ErrorCode } from '../../src/http/errors.ts';
+import { uuidv7 } from '../../src/lib/ids.ts';
+import { assertError, type ErrorDetail } from '../assertions.ts';
 
 /** Test helpers for the mint and transfer flows: items as a lock (and mints) would leave them. */
 
@@ -84,6 +88,19 @@ export async function flowCounts(db: Kysely<Database>) {
     activeReservations: Number(active.n),
     minting: Number(minting.n),
   };
+}
+
+/** Asserts the request fails with the error and leaves nothing behind (flowCounts unchanged). */
+export async function assertFailsWithoutTrace(
+  db: Kysely<Database>,
+  send: () => Promise<LightMyRequestResponse>,
+  status: number,
+  code: ErrorCode,
+): Promise<ErrorDetail> {
+  const before = await flowCounts(db);
+  const error = assertError(await send(), status, code);
+  assert.deepEqual(await flowCounts(db), before, 'a failed request changes nothing');
+  return error;
 }
 
 export function findItemRow(db: Kysely<Database>, id: string): Promise<ItemRow> {

@@ -1,32 +1,13 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
-import type { TestEnv } from '../../../test/harness.ts';
-import { ROLE_IDS, type RoleName } from '../../access/permissions.ts';
-import type { ErrorCode } from '../../http/errors.ts';
-import type { RateLimit } from '../../http/rate-limit.ts';
-import { currentTotp, totpStep } from './totp.ts';
+import { ROLE_IDS, type RoleName } from '../../src/access/permissions.ts';
+import type { RateLimit } from '../../src/http/rate-limit.ts';
+import { currentTotp, totpStep } from '../../src/modules/auth/totp.ts';
+import { assertError } from '../assertions.ts';
+import type { TestEnv } from '../harness.ts';
 
-/** Helpers shared by the auth module's tests (not loaded by the service). */
-
-export interface ErrorDetail {
-  code: string;
-  detail: string;
-  request_id: string;
-  fields?: { path: string; message: string }[];
-}
-
-/** Asserts the status and the error body of API.md §1, and returns the error. */
-export function assertError(response: LightMyRequestResponse, status: number, code: ErrorCode): ErrorDetail {
-  assert.equal(response.statusCode, status, response.body);
-  const body = response.json() as { error: ErrorDetail };
-  assert.equal(body.error.code, code);
-  assert.equal(typeof body.error.detail, 'string');
-  assert.ok(body.error.detail.length > 0, 'detail is a sentence');
-  assert.equal(typeof body.error.request_id, 'string');
-  assert.equal(body.error.request_id, response.headers['x-request-id']);
-  return body.error;
-}
+/** Helpers shared by the auth module's tests: sessions, MFA, rate limits, mailed tokens. */
 
 /** Asserts 429 RATE_LIMITED with a Retry-After of whole seconds within the window. */
 export function assertRateLimited(response: LightMyRequestResponse, limit: RateLimit): void {
