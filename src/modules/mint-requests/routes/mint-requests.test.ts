@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeFunctionData, getAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { insertCollection } from '../../../../test/factories.ts';
+import {
+  completedTransactionColumns,
+  insertCollection,
+  submittedTransactionColumns,
+} from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
 import { capabilitiesOf } from '../../../chain/capabilities.ts';
@@ -512,7 +516,11 @@ describe('mint requests (database level: selection, rules, reservations, records
     const settle = async (id: string, fields: Record<string, unknown>) => {
       const row = await db()
         .updateTable('transactions')
-        .set({ nonce: fields.state === 'COMPLETED' ? nonce++ : null, ...fields, completed_at: new Date() })
+        .set({
+          ...(fields.state === 'COMPLETED' && completedTransactionColumns(nonce++, 'SUCCESS')),
+          ...fields,
+          completed_at: new Date(),
+        })
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -528,7 +536,7 @@ describe('mint requests (database level: selection, rules, reservations, records
 
     await db()
       .updateTable('transactions')
-      .set({ state: 'SUBMITTED', nonce: 99, tx_hash: `0x${'ab'.repeat(32)}` })
+      .set({ ...submittedTransactionColumns(99), state: 'SUBMITTED', tx_hash: `0x${'ab'.repeat(32)}` })
       .where('id', '=', one.transaction_id)
       .execute();
     assert.equal((await get(one.id)).state, 'SUBMITTED');
@@ -569,7 +577,7 @@ describe('mint requests (database level: selection, rules, reservations, records
     const record = (await mint({ item_id: item!.id })).json().mint_requests[0];
     const row = await db()
       .updateTable('transactions')
-      .set({ state: 'COMPLETED', nonce: 1, on_chain_status: 'FAILURE', failure_reason: 'reverted on chain' })
+      .set(completedTransactionColumns(1, 'FAILURE'))
       .where('id', '=', record.transaction_id)
       .returningAll()
       .executeTakeFirstOrThrow();
