@@ -9,8 +9,8 @@ import type { NetworkRow, WalletRow } from '../../db/schema.ts';
 import { assertNever } from '../../lib/assert-never.ts';
 import { mapLimit } from '../../lib/concurrency.ts';
 import { allEnabledNetworks } from '../networks/networks.service.ts';
-import { findOrganization } from '../organizations/organizations.service.ts';
-import { findPlatformWallet, signerOf } from '../wallets/wallets.service.ts';
+import { findWalletByAddress, signerOf } from '../wallets/wallets.service.ts';
+import { requestFunding } from './auto-fund.ts';
 import {
   lifecycleIn,
   lifecycleOf,
@@ -155,11 +155,7 @@ export class Relayer {
       this.leaseSeconds,
     );
     if (epoch === undefined) return;
-    const wallet = await this.db
-      .selectFrom('wallets')
-      .selectAll()
-      .where('address', '=', address)
-      .executeTakeFirst();
+    const wallet = await findWalletByAddress(this.db, address);
     if (!wallet) {
       this.log.error({ address }, 'transactions from an address the service has no wallet for');
       return;
@@ -578,7 +574,7 @@ export class Relayer {
       case 'underpriced':
         return this.bump(pair, row, head);
       case 'funds':
-        await this.requestFunding(pair);
+        await requestFunding(this.db, pair.network, pair.wallet);
         return this.backoff(pair, row.id, reason, FUNDS_BACKOFF_MS);
       case 'deterministic':
         return this.cancel(pair, row.id, reason);
@@ -675,7 +671,7 @@ export class Relayer {
     } catch (error) {
       const { kind, reason } = classifyRpcError(error);
       if (kind === 'funds') {
-        await this.requestFunding(pair);
+        await requestFunding(this.db, pair.network, pair.wallet);
         await this.backoff(pair, row.id, reason, FUNDS_BACKOFF_MS);
       } else if (kind === 'deterministic') {
         await this.cancel(pair, row.id, reason);
@@ -748,50 +744,6 @@ export class Relayer {
             ...(pair.network.config.eip155 && { chainId: pair.network.id }),
           });
     return { raw, hash: keccak256(raw) };
-  }
-
-  // Funding ------------------------------------------------------------------------------------
-
-  /**
-   * autoFund: an organization wallet that cannot pay gets `autoFundAmount` from the platform
-   * wallet, once at a time (no second top-up while one is in flight).
-   */
-  private async requestFunding(pair: Pair): Promise<void> {
-    const amount = BigInt(pair.network.config.autoFundAmount);
-    if (pair.wallet.kind !== 'ORGANIZATION' || pair.wallet.organization_id === null || amount === 0n) return;
-    const organization = await findOrganization(this.db, pair.wallet.organization_id);
-    if (!organization?.auto_fund) return;
-    const platform = await findPlatformWallet(this.db);
-    if (!platform) return;
-    await this.db.transaction().execute(async (tx) => {
-      // One top-up at a time per wallet and network, even with two instances racing here.
-      await tx
-        .selectFrom('wallets')
-        .select('id')
-        .where('id', '=', pair.wallet.id)
-        .forUpdate()
-        .executeTakeFirst();
-      const inFlight = await tx
-        .selectFrom('transactions')
-        .select('id')
-        .where('network_id', '=', pair.network.id)
-        .where('type', '=', 'FUNDING')
-        .where('to_address', '=', pair.address)
-        .where('state', 'in', ['PENDING', 'QUEUED', 'SUBMITTED'])
-        .executeTakeFirst();
-      if (inFlight) return;
-      await repo.insertTransaction(tx, {
-        organizationId: pair.wallet.organization_id,
-        networkId: pair.network.id,
-        walletId: platform.id,
-        from: platform.address,
-        type: 'FUNDING',
-        to: pair.address,
-        data: '0x',
-        value: amount,
-        gasLimit: GAP_FILL_GAS,
-      });
-    });
   }
 
   // Reads ---------------------------------------------------------------------------------------
