@@ -1,4 +1,5 @@
 import type { Insertable, Kysely } from 'kysely';
+import { keccak256 } from 'viem';
 import type {
   CollectionRow,
   Database,
@@ -100,4 +101,39 @@ export async function insertTransaction(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * Columns of a transaction the relayer signed with `nonce` and broadcast at block 1, as it writes
+ * them (the `transactions_lifecycle` CHECK requires them from QUEUED on): set with `state`.
+ */
+export function submittedTransactionColumns(nonce: number | bigint) {
+  const raw = `0x02${BigInt(nonce).toString(16).padStart(64, '0')}` as const;
+  return {
+    nonce: String(nonce),
+    gas_limit: '21000',
+    raw_tx: raw,
+    tx_hash: keccak256(raw),
+    max_fee_per_gas: '2000000000',
+    max_priority_fee_per_gas: '1000000000',
+    gas_price: null,
+    submitted_at: new Date(),
+    submitted_block: '1',
+  };
+}
+
+/** A transaction mined at block 2 with `status`, settled: every column a COMPLETED row has. */
+export function completedTransactionColumns(nonce: number | bigint, status: 'SUCCESS' | 'FAILURE') {
+  return {
+    ...submittedTransactionColumns(nonce),
+    state: 'COMPLETED' as const,
+    mined_block_number: '2',
+    mined_block_hash: `0x${'0b'.repeat(32)}`,
+    on_chain_status: status,
+    gas_used: '21000',
+    effective_gas_price: '1500000000',
+    fee: (21_000n * 1_500_000_000n).toString(),
+    completed_at: new Date(),
+    ...(status === 'FAILURE' && { failure_reason: 'reverted on chain' }),
+  };
 }

@@ -1,15 +1,25 @@
 import type { Logger } from 'pino';
-import { type Hex, keccak256 } from 'viem';
+import { type Hex, isHex, keccak256 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { bumpedFees, type Fees, marketFees } from '../../chain/fees.ts';
 import { type ChainClient, classifyRpcError, type Receipt } from '../../chain/rpc.ts';
 import type { AppContext } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
-import type { NetworkRow, TransactionRow, WalletRow } from '../../db/schema.ts';
+import type { NetworkRow, WalletRow } from '../../db/schema.ts';
+import { assertNever } from '../../lib/assert-never.ts';
 import { mapLimit } from '../../lib/concurrency.ts';
 import { allEnabledNetworks } from '../networks/networks.service.ts';
-import { findOrganization } from '../organizations/organizations.service.ts';
-import { findPlatformWallet, signerOf } from '../wallets/wallets.service.ts';
+import { findWalletByAddress, signerOf } from '../wallets/wallets.service.ts';
+import { requestFunding } from './auto-fund.ts';
+import {
+  lifecycleIn,
+  lifecycleOf,
+  type PendingTransaction,
+  type QueuedTransaction,
+  type SubmittedTransaction,
+  type TransactionIn,
+  type TransactionLifecycle,
+} from './transaction-lifecycle.ts';
 import * as repo from './transactions.repository.ts';
 
 /**
@@ -27,6 +37,9 @@ import * as repo from './transactions.repository.ts';
  *    the same transaction, never a second one);
  * 4. promote PENDING rows up to `maxConcurrentTxs` in flight: estimate gas, then in one database
  *    transaction take the nonce, sign, store the raw bytes and move the row to QUEUED.
+ *
+ * Rows are read into the variants of transaction-lifecycle.ts: each step sees the fields its
+ * state guarantees (the database CHECK keeps rows to them), and dispatches states exhaustively.
  */
 export interface RelayerOptions {
   /** Names this process in leases; unique per running instance. */
@@ -142,11 +155,7 @@ export class Relayer {
       this.leaseSeconds,
     );
     if (epoch === undefined) return;
-    const wallet = await this.db
-      .selectFrom('wallets')
-      .selectAll()
-      .where('address', '=', address)
-      .executeTakeFirst();
+    const wallet = await findWalletByAddress(this.db, address);
     if (!wallet) {
       this.log.error({ address }, 'transactions from an address the service has no wallet for');
       return;
@@ -274,13 +283,13 @@ export class Relayer {
       value: 0n,
       gasLimit: GAP_FILL_GAS,
     });
-    await this.signAndQueue(tx, pair, row, nonce, GAP_FILL_GAS, fees);
+    await this.signAndQueue(tx, pair, lifecycleIn(row, ['PENDING']), nonce, GAP_FILL_GAS, fees);
   }
 
   // 2. Monitor ---------------------------------------------------------------------------------
 
   private async monitor(pair: Pair): Promise<void> {
-    const submitted = await repo.liveTransactions(this.db, pair.network.id, pair.address, 'SUBMITTED', 5000);
+    const submitted = await this.live(pair, 'SUBMITTED', 5000);
     if (submitted.length === 0) return;
     const head = await pair.client.blockNumber();
     // The nonce is read BEFORE the receipts, as of the newest block `confirmations` deep: a row
@@ -323,7 +332,7 @@ export class Relayer {
           head,
           minedNonce,
           blockHash,
-          gap !== undefined && BigInt(row.nonce!) > gap,
+          gap !== undefined && row.nonce > gap,
         );
       } catch (error) {
         if (error instanceof LeaseLost) throw error;
@@ -335,7 +344,7 @@ export class Relayer {
   /** What one SUBMITTED row needs, given its receipt (null: none on chain). */
   private async settle(
     pair: Pair,
-    row: TransactionRow,
+    row: SubmittedTransaction,
     receipt: Receipt | null,
     head: bigint,
     minedNonce: bigint,
@@ -344,7 +353,7 @@ export class Relayer {
   ): Promise<void> {
     if (receipt) {
       await this.onReceipt(pair, row, receipt, head, blockHash);
-    } else if (row.mined_block_number !== null) {
+    } else if (row.mined !== null) {
       // Mined once, gone now: a reorg dropped it. Record that and send the same bytes again.
       await this.withLease(pair, (tx) =>
         repo.updateTransaction(tx, row.id, {
@@ -354,18 +363,18 @@ export class Relayer {
           submitted_block: head.toString(),
         }),
       );
-      this.log.warn({ id: row.id, hash: row.tx_hash }, 'transaction dropped by a reorg; re-sending');
-      await this.rebroadcast(pair, row);
-    } else if (minedNonce > BigInt(row.nonce!)) {
+      this.log.warn({ id: row.id, hash: row.hash }, 'transaction dropped by a reorg; re-sending');
+      await this.rebroadcast(pair, row.id, row.raw);
+    } else if (minedNonce > row.nonce) {
       await this.renonce(pair, row, minedNonce);
     } else if (behindGap) {
       // Waits for the lower nonce to be sent.
     } else if (this.resubmitDue(pair, row, head)) {
       await this.bump(pair, row, head);
-    } else if (head > BigInt(row.submitted_block ?? '0') + 1n && this.rebroadcastAt.get(row.id) !== head) {
+    } else if (head > row.submittedBlock + 1n && this.rebroadcastAt.get(row.id) !== head) {
       // Not mined after a block: the node may have dropped it (restart, lost send). Same bytes.
       this.rebroadcastAt.set(row.id, head);
-      await this.rebroadcast(pair, row);
+      await this.rebroadcast(pair, row.id, row.raw);
     }
   }
 
@@ -375,22 +384,24 @@ export class Relayer {
     return BigInt(await pair.client.nonce(pair.address, head > depth ? head - depth : 0n));
   }
 
+  /** The receipt of the first of a row's signed versions (stored hashes, newest first) that has one. */
   private async firstReceipt(pair: Pair, hashes: string[]): Promise<Receipt | null> {
     for (const hash of hashes) {
-      const receipt = await pair.client.receipt(hash as Hex);
+      if (!isHex(hash)) throw new Error(`a stored attempt hash is not hex: ${hash}`);
+      const receipt = await pair.client.receipt(hash);
       if (receipt) return receipt;
     }
     return null;
   }
 
-  private async findReceipt(pair: Pair, row: TransactionRow): Promise<Receipt | null> {
-    const hashes = await repo.attemptHashes(this.db, [row.id]);
-    return this.firstReceipt(pair, hashes.get(row.id) ?? []);
+  private async findReceipt(pair: Pair, id: string): Promise<Receipt | null> {
+    const hashes = await repo.attemptHashes(this.db, [id]);
+    return this.firstReceipt(pair, hashes.get(id) ?? []);
   }
 
   private async onReceipt(
     pair: Pair,
-    row: TransactionRow,
+    row: SubmittedTransaction,
     receipt: Receipt,
     head: bigint,
     blockHash: (number: bigint) => Promise<Hex | null>,
@@ -408,7 +419,7 @@ export class Relayer {
     };
     const depth = head - receipt.blockNumber + 1n;
     if (depth < BigInt(pair.network.config.confirmations)) {
-      if (row.mined_block_hash !== receipt.blockHash) {
+      if (row.mined?.hash !== receipt.blockHash) {
         await this.withLease(pair, (tx) => repo.updateTransaction(tx, row.id, minedFields));
       }
       return;
@@ -416,7 +427,7 @@ export class Relayer {
     // Deep enough; final only if its block is still the canonical one at that height.
     if ((await blockHash(receipt.blockNumber)) !== receipt.blockHash) return;
     await this.withLease(pair, async (tx) => {
-      const current = await repo.findTransactionForUpdate(tx, row.id);
+      const current = await this.findForUpdate(tx, row.id);
       if (current?.state !== 'SUBMITTED') return;
       await repo.updateTransaction(tx, row.id, {
         ...minedFields,
@@ -430,20 +441,22 @@ export class Relayer {
     this.rebroadcastAt.delete(row.id);
   }
 
-  private resubmitDue(pair: Pair, row: TransactionRow, head: bigint): boolean {
+  private resubmitDue(pair: Pair, row: SubmittedTransaction, head: bigint): boolean {
     const blocks = pair.network.config.txResubmitBlockCount;
-    return (
-      blocks !== null && row.submitted_block !== null && head - BigInt(row.submitted_block) >= BigInt(blocks)
-    );
+    return blocks !== null && head - row.submittedBlock >= BigInt(blocks);
   }
 
   /** The nonce went to another transaction (sent outside the service): queue again with a new one. */
-  private async renonce(pair: Pair, row: TransactionRow, minedNonce: bigint): Promise<void> {
+  private async renonce(
+    pair: Pair,
+    row: QueuedTransaction | SubmittedTransaction,
+    minedNonce: bigint,
+  ): Promise<void> {
     // Last look: a receipt of ours may have arrived since; then it is ours that used the nonce.
-    if (await this.findReceipt(pair, row)) return;
+    if (await this.findReceipt(pair, row.id)) return;
     await this.withLease(pair, async (tx) => {
-      const current = await repo.findTransactionForUpdate(tx, row.id);
-      if (current?.state !== 'SUBMITTED' && current?.state !== 'QUEUED') return;
+      const current = await this.findForUpdate(tx, row.id);
+      if (current === undefined || !isSigned(current)) return;
       await repo.raiseNextNonce(tx, pair.network.id, pair.address, minedNonce);
       await repo.updateTransaction(tx, row.id, {
         state: 'PENDING',
@@ -457,15 +470,15 @@ export class Relayer {
       });
     });
     this.log.warn(
-      { id: row.id, nonce: row.nonce },
+      { id: row.id, nonce: row.nonce.toString() },
       'nonce consumed outside the service; transaction re-queued',
     );
   }
 
   /** Re-signs with the same nonce and higher fees, and sends the new version. */
-  private async bump(pair: Pair, row: TransactionRow, head: bigint): Promise<void> {
+  private async bump(pair: Pair, row: QueuedTransaction | SubmittedTransaction, head: bigint): Promise<void> {
     const market = await marketFees(pair.client, pair.network.config.gasStrategy);
-    const next = bumpedFees(feesOf(row), market, pair.network.config.gasStrategy);
+    const next = bumpedFees(row.fees, market, pair.network.config.gasStrategy);
     if (!next) {
       this.log.warn({ id: row.id }, 'fees are at the gas strategy cap; waiting without resubmitting');
       await this.withLease(pair, (tx) =>
@@ -476,63 +489,62 @@ export class Relayer {
       );
       return;
     }
-    const updated = await this.withLease(pair, async (tx) => {
-      const current = await repo.findTransactionForUpdate(tx, row.id);
-      if (current?.state !== 'SUBMITTED' && current?.state !== 'QUEUED') return undefined;
-      const signed = await this.sign(pair, current, BigInt(current.nonce!), BigInt(current.gas_limit!), next);
+    const resigned = await this.withLease(pair, async (tx) => {
+      const current = await this.findForUpdate(tx, row.id);
+      if (current === undefined || !isSigned(current)) return undefined;
+      const signed = await this.sign(pair, current, current.nonce, current.gasLimit, next);
       await repo.insertAttempt(tx, {
         transaction_id: row.id,
         tx_hash: signed.hash,
         raw_tx: signed.raw,
-        nonce: current.nonce!,
+        nonce: current.nonce.toString(),
         ...feeColumns(next),
       });
-      return repo.updateTransaction(tx, row.id, {
+      const attempt = current.attempts + 1;
+      await repo.updateTransaction(tx, row.id, {
         raw_tx: signed.raw,
         tx_hash: signed.hash,
         ...feeColumns(next),
-        attempts: current.attempts + 1,
+        attempts: attempt,
         submitted_block: head.toString(),
       });
+      return { attempt, raw: signed.raw };
     });
-    if (updated) {
-      this.log.info({ id: row.id, attempt: updated.attempts }, 'resubmitting with higher fees');
-      await this.rebroadcast(pair, updated);
+    if (resigned) {
+      this.log.info({ id: row.id, attempt: resigned.attempt }, 'resubmitting with higher fees');
+      await this.rebroadcast(pair, row.id, resigned.raw);
     }
   }
 
-  private async rebroadcast(pair: Pair, row: TransactionRow): Promise<void> {
-    if (!row.raw_tx) return;
+  private async rebroadcast(pair: Pair, id: string, raw: Hex): Promise<void> {
     try {
-      await pair.client.sendRawTransaction(row.raw_tx as Hex);
+      await pair.client.sendRawTransaction(raw);
     } catch (error) {
       const { kind, reason } = classifyRpcError(error);
       // Already known, or the nonce already used: the monitor settles it from the chain.
-      if (kind !== 'ambiguous') this.log.debug({ id: row.id, kind, reason }, 're-broadcast refused');
+      if (kind !== 'ambiguous') this.log.debug({ id, kind, reason }, 're-broadcast refused');
     }
   }
 
   // 3. Broadcast -------------------------------------------------------------------------------
 
   private async broadcastQueued(pair: Pair): Promise<void> {
-    const due = await repo.liveTransactions(this.db, pair.network.id, pair.address, 'QUEUED', 5000);
+    const due = await this.live(pair, 'QUEUED', 5000);
     if (due.length === 0) return;
     const head = await pair.client.blockNumber();
     // Sent concurrently: a node keeps a higher nonce waiting until the lower one arrives.
-    const failures: { row: TransactionRow; error: unknown }[] = [];
+    const failures: { row: QueuedTransaction; error: unknown }[] = [];
     const sent: string[] = [];
     await mapLimit(due, RPC_CONCURRENCY, async (row) => {
       try {
-        await pair.client.sendRawTransaction(row.raw_tx as Hex);
+        await pair.client.sendRawTransaction(row.raw);
         sent.push(row.id);
       } catch (error) {
         failures.push({ row, error });
       }
     });
     await this.withLease(pair, (tx) => repo.markSubmitted(tx, sent, head));
-    for (const { row, error } of failures.sort((a, b) =>
-      Number(BigInt(a.row.nonce!) - BigInt(b.row.nonce!)),
-    )) {
+    for (const { row, error } of failures.sort((a, b) => Number(a.row.nonce - b.row.nonce))) {
       await this.onBroadcastError(pair, row, error, head).catch((failure: unknown) => {
         if (failure instanceof LeaseLost) throw failure;
         this.log.debug({ id: row.id, err: failure }, 'handling a broadcast error failed; next pass');
@@ -540,13 +552,13 @@ export class Relayer {
     }
   }
 
-  private async markSubmitted(pair: Pair, row: TransactionRow, head: bigint): Promise<void> {
-    await this.withLease(pair, (tx) => repo.markSubmitted(tx, [row.id], head));
+  private async markSubmitted(pair: Pair, id: string, head: bigint): Promise<void> {
+    await this.withLease(pair, (tx) => repo.markSubmitted(tx, [id], head));
   }
 
   private async onBroadcastError(
     pair: Pair,
-    row: TransactionRow,
+    row: QueuedTransaction,
     error: unknown,
     head: bigint,
   ): Promise<void> {
@@ -555,44 +567,56 @@ export class Relayer {
       case 'ambiguous': {
         // The chain may have it already: known to the node, or the nonce is taken.
         const minedNonce = await this.confirmedNonce(pair, await pair.client.blockNumber());
-        if (await this.findReceipt(pair, row)) return this.markSubmitted(pair, row, head);
-        if (minedNonce > BigInt(row.nonce!)) return this.renonce(pair, row, minedNonce);
-        return this.markSubmitted(pair, row, head);
+        if (await this.findReceipt(pair, row.id)) return this.markSubmitted(pair, row.id, head);
+        if (minedNonce > row.nonce) return this.renonce(pair, row, minedNonce);
+        return this.markSubmitted(pair, row.id, head);
       }
       case 'underpriced':
         return this.bump(pair, row, head);
       case 'funds':
-        await this.requestFunding(pair);
-        return this.backoff(pair, row, reason, FUNDS_BACKOFF_MS);
+        await requestFunding(this.db, pair.network, pair.wallet);
+        return this.backoff(pair, row.id, reason, FUNDS_BACKOFF_MS);
       case 'deterministic':
-        return this.cancel(pair, row, reason);
+        return this.cancel(pair, row.id, reason);
       case 'transient':
-        return this.backoff(pair, row, reason, TRANSIENT_BACKOFF_MS);
+        return this.backoff(pair, row.id, reason, TRANSIENT_BACKOFF_MS);
     }
   }
 
-  private async backoff(pair: Pair, row: TransactionRow, reason: string, ms: number): Promise<void> {
+  private async backoff(pair: Pair, id: string, reason: string, ms: number): Promise<void> {
     await this.withLease(pair, (tx) =>
-      repo.updateTransaction(tx, row.id, { last_error: reason, next_attempt_at: new Date(Date.now() + ms) }),
+      repo.updateTransaction(tx, id, { last_error: reason, next_attempt_at: new Date(Date.now() + ms) }),
     );
   }
 
   /** Ends a transaction that can never succeed; a nonce it held is filled by a no-op. */
-  private async cancel(pair: Pair, row: TransactionRow, reason: string): Promise<void> {
+  private async cancel(pair: Pair, id: string, reason: string): Promise<void> {
     await this.withLease(pair, async (tx) => {
-      const current = await repo.findTransactionForUpdate(tx, row.id);
-      if (current?.state !== 'PENDING' && current?.state !== 'QUEUED') return;
-      await repo.updateTransaction(tx, row.id, {
+      const current = await this.findForUpdate(tx, id);
+      if (current === undefined) return;
+      switch (current.state) {
+        case 'PENDING':
+        case 'QUEUED':
+          break;
+        // Sent, or settled already: the chain decides (or decided).
+        case 'SUBMITTED':
+        case 'COMPLETED':
+        case 'CANCELLED':
+          return;
+        default:
+          return assertNever(current, 'transaction state');
+      }
+      await repo.updateTransaction(tx, id, {
         state: 'CANCELLED',
         failure_reason: reason,
         completed_at: new Date(),
       });
-      await repo.queueSettledJob(tx, row);
+      await repo.queueSettledJob(tx, current);
       if (current.state === 'QUEUED' && current.type !== 'NONCE_GAP_FILL') {
-        await this.queueGapFill(tx, pair, BigInt(current.nonce!));
+        await this.queueGapFill(tx, pair, current.nonce);
       }
     });
-    this.log.warn({ id: row.id, reason }, 'transaction cancelled');
+    this.log.warn({ id, reason }, 'transaction cancelled');
   }
 
   // 4. Promote ---------------------------------------------------------------------------------
@@ -601,7 +625,7 @@ export class Relayer {
     const inFlight = await repo.countInFlight(this.db, pair.network.id, pair.address);
     const room = Math.min(pair.network.config.maxConcurrentTxs - inFlight, PROMOTE_BATCH);
     if (room <= 0) return;
-    const pending = await repo.liveTransactions(this.db, pair.network.id, pair.address, 'PENDING', room);
+    const pending = await this.live(pair, 'PENDING', room);
     if (pending.length === 0) return;
     const fees = await marketFees(pair.client, pair.network.config.gasStrategy);
     const chainPending = BigInt(await pair.client.nonce(pair.address, 'pending'));
@@ -612,10 +636,12 @@ export class Relayer {
     // One database transaction takes the nonces of the whole batch, in creation order, and stores
     // every signed transaction before any is broadcast.
     const promoted = await this.withLease(pair, async (tx) => {
-      const rows = await repo.lockPending(
-        tx,
-        ready.map((r) => r.id),
-      );
+      const rows = (
+        await repo.lockPending(
+          tx,
+          ready.map((r) => r.id),
+        )
+      ).map((row) => lifecycleIn(row, ['PENDING']));
       if (rows.length === 0) return 0;
       let nonce = await repo.findNextNonceForUpdate(tx, pair.network.id, pair.address);
       if (nonce === undefined) {
@@ -632,25 +658,25 @@ export class Relayer {
   }
 
   /** Gas limit of a row (estimated once, with a margin); undefined when it cannot be sent now. */
-  private async gasFor(pair: Pair, row: TransactionRow): Promise<bigint | undefined> {
-    if (row.gas_limit !== null) return BigInt(row.gas_limit);
+  private async gasFor(pair: Pair, row: PendingTransaction): Promise<bigint | undefined> {
+    if (row.gasLimit !== null) return row.gasLimit;
     try {
       const estimate = await pair.client.estimateGas({
         from: pair.address,
-        to: row.to_address as Hex | null,
-        data: row.data as Hex,
-        value: BigInt(row.value),
+        to: row.to,
+        data: row.data,
+        value: row.value,
       });
       return (estimate * (100n + GAS_MARGIN_PERCENT)) / 100n;
     } catch (error) {
       const { kind, reason } = classifyRpcError(error);
       if (kind === 'funds') {
-        await this.requestFunding(pair);
-        await this.backoff(pair, row, reason, FUNDS_BACKOFF_MS);
+        await requestFunding(this.db, pair.network, pair.wallet);
+        await this.backoff(pair, row.id, reason, FUNDS_BACKOFF_MS);
       } else if (kind === 'deterministic') {
-        await this.cancel(pair, row, reason);
+        await this.cancel(pair, row.id, reason);
       } else {
-        await this.backoff(pair, row, reason, TRANSIENT_BACKOFF_MS);
+        await this.backoff(pair, row.id, reason, TRANSIENT_BACKOFF_MS);
       }
       return undefined;
     }
@@ -659,7 +685,7 @@ export class Relayer {
   private async signAndQueue(
     tx: Executor,
     pair: Pair,
-    row: TransactionRow,
+    row: PendingTransaction,
     nonce: bigint,
     gas: bigint,
     fees: Fees,
@@ -689,15 +715,15 @@ export class Relayer {
 
   private async sign(
     pair: Pair,
-    row: TransactionRow,
+    row: Pick<PendingTransaction, 'to' | 'data' | 'value'>,
     nonce: bigint,
     gas: bigint,
     fees: Fees,
   ): Promise<{ raw: Hex; hash: Hex }> {
     const base = {
-      ...(row.to_address !== null && { to: row.to_address as Hex }),
-      data: row.data as Hex,
-      value: BigInt(row.value),
+      ...(row.to !== null && { to: row.to }),
+      data: row.data,
+      value: row.value,
       gas,
       nonce: Number(nonce),
     };
@@ -720,58 +746,39 @@ export class Relayer {
     return { raw, hash: keccak256(raw) };
   }
 
-  // Funding ------------------------------------------------------------------------------------
+  // Reads ---------------------------------------------------------------------------------------
 
-  /**
-   * autoFund: an organization wallet that cannot pay gets `autoFundAmount` from the platform
-   * wallet, once at a time (no second top-up while one is in flight).
-   */
-  private async requestFunding(pair: Pair): Promise<void> {
-    const amount = BigInt(pair.network.config.autoFundAmount);
-    if (pair.wallet.kind !== 'ORGANIZATION' || pair.wallet.organization_id === null || amount === 0n) return;
-    const organization = await findOrganization(this.db, pair.wallet.organization_id);
-    if (!organization?.auto_fund) return;
-    const platform = await findPlatformWallet(this.db);
-    if (!platform) return;
-    await this.db.transaction().execute(async (tx) => {
-      // One top-up at a time per wallet and network, even with two instances racing here.
-      await tx
-        .selectFrom('wallets')
-        .select('id')
-        .where('id', '=', pair.wallet.id)
-        .forUpdate()
-        .executeTakeFirst();
-      const inFlight = await tx
-        .selectFrom('transactions')
-        .select('id')
-        .where('network_id', '=', pair.network.id)
-        .where('type', '=', 'FUNDING')
-        .where('to_address', '=', pair.address)
-        .where('state', 'in', ['PENDING', 'QUEUED', 'SUBMITTED'])
-        .executeTakeFirst();
-      if (inFlight) return;
-      await repo.insertTransaction(tx, {
-        organizationId: pair.wallet.organization_id,
-        networkId: pair.network.id,
-        walletId: platform.id,
-        from: platform.address,
-        type: 'FUNDING',
-        to: pair.address,
-        data: '0x',
-        value: amount,
-        gasLimit: GAP_FILL_GAS,
-      });
-    });
+  /** The sender's rows in `state` that are due, as their lifecycle variant. */
+  private async live<S extends 'PENDING' | 'QUEUED' | 'SUBMITTED'>(
+    pair: Pair,
+    state: S,
+    limit: number,
+  ): Promise<TransactionIn<S>[]> {
+    const rows = await repo.liveTransactions(this.db, pair.network.id, pair.address, state, limit);
+    return rows.map((row) => lifecycleIn(row, [state]));
+  }
+
+  private async findForUpdate(tx: Executor, id: string) {
+    const row = await repo.findTransactionForUpdate(tx, id);
+    return row === undefined ? undefined : lifecycleOf(row);
   }
 }
 
-function feesOf(row: TransactionRow): Fees {
-  if (row.gas_price !== null) return { type: 'legacy', gasPrice: BigInt(row.gas_price) };
-  return {
-    type: 'eip1559',
-    maxFeePerGas: BigInt(row.max_fee_per_gas ?? '0'),
-    maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas ?? '0'),
-  };
+/** QUEUED or SUBMITTED: signed with a nonce, not settled (a bump re-signs it, a renonce frees it). */
+function isSigned(
+  transaction: TransactionLifecycle,
+): transaction is QueuedTransaction | SubmittedTransaction {
+  switch (transaction.state) {
+    case 'QUEUED':
+    case 'SUBMITTED':
+      return true;
+    case 'PENDING':
+    case 'COMPLETED':
+    case 'CANCELLED':
+      return false;
+    default:
+      return assertNever(transaction, 'transaction state');
+  }
 }
 
 function feeColumns(fees: Fees) {

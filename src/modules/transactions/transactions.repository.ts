@@ -175,6 +175,22 @@ export async function lowestNonce(
   return row?.nonce == null ? undefined : BigInt(row.nonce);
 }
 
+/** A FUNDING transaction to `to` on the network that is not settled yet, if any. */
+export function findFundingInFlight(
+  db: Executor,
+  networkId: number,
+  to: string,
+): Promise<{ id: string } | undefined> {
+  return db
+    .selectFrom('transactions')
+    .select('id')
+    .where('network_id', '=', networkId)
+    .where('type', '=', 'FUNDING')
+    .where('to_address', '=', to)
+    .where('state', 'in', ['PENDING', 'QUEUED', 'SUBMITTED'])
+    .executeTakeFirst();
+}
+
 export function countInFlight(db: Executor, networkId: number, from: string): Promise<number> {
   return db
     .selectFrom('transactions')

@@ -10,6 +10,15 @@ export function findWallet(db: Executor, id: string): Promise<WalletRow | undefi
   return db.selectFrom('wallets').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+export function findWalletByAddress(db: Executor, address: string): Promise<WalletRow | undefined> {
+  return db.selectFrom('wallets').selectAll().where('address', '=', address).executeTakeFirst();
+}
+
+/** Locks the wallet's row until the caller's transaction ends. */
+export async function lockWallet(db: Executor, id: string): Promise<void> {
+  await db.selectFrom('wallets').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
 export function findOrganizationWallet(db: Executor, organizationId: string): Promise<WalletRow | undefined> {
   return db
     .selectFrom('wallets')

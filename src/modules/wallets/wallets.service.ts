@@ -18,6 +18,19 @@ export function findWallet(db: Executor, id: string): Promise<WalletRow | undefi
   return repo.findWallet(db, id);
 }
 
+/** The wallet that signs for `address` (the sender of a transaction), if the service has it. */
+export function findWalletByAddress(db: Executor, address: string): Promise<WalletRow | undefined> {
+  return repo.findWalletByAddress(db, address);
+}
+
+/**
+ * Serialises work on one wallet (a top-up decision) across instances, until the caller's
+ * transaction ends.
+ */
+export function lockWallet(db: Executor, id: string): Promise<void> {
+  return repo.lockWallet(db, id);
+}
+
 /**
  * The organization's signing wallet, which every organization has from its creation (the
  * organizations service creates both in one transaction): its absence is a broken invariant,

@@ -12,7 +12,7 @@ import {
 import { MockERC20Abi } from '../../../../contracts/artifacts/abis.ts';
 import mockErc20 from '../../../../contracts/artifacts/test/MockERC20.json' with { type: 'json' };
 import { assertError } from '../../../../test/assertions.ts';
-import { insertTransaction } from '../../../../test/factories.ts';
+import { completedTransactionColumns, insertTransaction } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
 import { capabilitiesOf, capabilityDefinition } from '../../../chain/capabilities.ts';
@@ -901,12 +901,7 @@ describe('collections', () => {
       const address = `0x${'cd'.repeat(20)}`;
       await env.database.db
         .updateTable('transactions')
-        .set({
-          state: 'COMPLETED',
-          nonce: String(nonce++),
-          on_chain_status: 'SUCCESS',
-          contract_address: address,
-        })
+        .set({ ...completedTransactionColumns(nonce++, 'SUCCESS'), contract_address: address })
         .where('id', '=', txId)
         .execute();
       await settle(txId);
@@ -934,17 +929,12 @@ describe('collections', () => {
       const cancelled = await created({ deployment_request: platformRequest() });
       await env.database.db
         .updateTable('transactions')
-        .set({
-          state: 'COMPLETED',
-          nonce: String(nonce++),
-          on_chain_status: 'FAILURE',
-          failure_reason: 'reverted on chain',
-        })
+        .set(completedTransactionColumns(nonce++, 'FAILURE'))
         .where('id', '=', reverted.deployment.transaction_id)
         .execute();
       await env.database.db
         .updateTable('transactions')
-        .set({ state: 'CANCELLED', failure_reason: 'reverted: InvalidAdmin()' })
+        .set({ state: 'CANCELLED', failure_reason: 'reverted: InvalidAdmin()', completed_at: new Date() })
         .where('id', '=', cancelled.deployment.transaction_id)
         .execute();
       await settle(reverted.deployment.transaction_id);
@@ -972,9 +962,7 @@ describe('collections', () => {
         network_id: NETWORK,
         type: 'DEPLOY',
         to_address: null,
-        state: 'COMPLETED',
-        nonce: String(nonce++),
-        on_chain_status: 'SUCCESS',
+        ...completedTransactionColumns(nonce++, 'SUCCESS'),
         contract_address: `0x${'ef'.repeat(20)}`,
       });
       await settle(row.id);

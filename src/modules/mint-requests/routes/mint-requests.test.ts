@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeFunctionData, getAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { insertCollection, organizationWallet } from '../../../../test/factories.ts';
+import {
+  completedTransactionColumns,
+  insertCollection,
+  organizationWallet,
+  submittedTransactionColumns,
+} from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import {
   assertFailsWithoutTrace,
@@ -506,7 +511,11 @@ describe('mint requests (database level: selection, rules, reservations, records
     const settle = async (id: string, fields: Record<string, unknown>) => {
       const row = await db()
         .updateTable('transactions')
-        .set({ nonce: fields.state === 'COMPLETED' ? nonce++ : null, ...fields, completed_at: new Date() })
+        .set({
+          ...(fields.state === 'COMPLETED' && completedTransactionColumns(nonce++, 'SUCCESS')),
+          ...fields,
+          completed_at: new Date(),
+        })
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -522,7 +531,7 @@ describe('mint requests (database level: selection, rules, reservations, records
 
     await db()
       .updateTable('transactions')
-      .set({ state: 'SUBMITTED', nonce: 99, tx_hash: `0x${'ab'.repeat(32)}` })
+      .set({ ...submittedTransactionColumns(99), state: 'SUBMITTED', tx_hash: `0x${'ab'.repeat(32)}` })
       .where('id', '=', one.transaction_id)
       .execute();
     assert.equal((await get(one.id)).state, 'SUBMITTED');
@@ -563,7 +572,7 @@ describe('mint requests (database level: selection, rules, reservations, records
     const record = (await mint({ item_id: item!.id })).json().mint_requests[0];
     const row = await db()
       .updateTable('transactions')
-      .set({ state: 'COMPLETED', nonce: 1, on_chain_status: 'FAILURE', failure_reason: 'reverted on chain' })
+      .set(completedTransactionColumns(1, 'FAILURE'))
       .where('id', '=', record.transaction_id)
       .returningAll()
       .executeTakeFirstOrThrow();

@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeFunctionData, getAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { insertCollection, organizationWallet } from '../../../../test/factories.ts';
+import {
+  completedTransactionColumns,
+  insertCollection,
+  organizationWallet,
+} from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import {
   assertFailsWithoutTrace,
@@ -236,7 +240,11 @@ describe('transfer requests (database level: selection, rules, reservations, rec
     const settle = async (id: string, fields: Record<string, unknown>) => {
       const row = await db()
         .updateTable('transactions')
-        .set({ nonce: fields.state === 'COMPLETED' ? nonce++ : null, ...fields, completed_at: new Date() })
+        .set({
+          ...(fields.state === 'COMPLETED' && completedTransactionColumns(nonce++, 'SUCCESS')),
+          ...fields,
+          completed_at: new Date(),
+        })
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
