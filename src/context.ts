@@ -6,6 +6,8 @@ import type { Database } from './db/schema.ts';
 import { createKeyring, type Keyring } from './lib/secrets.ts';
 import type { CardPayments } from './providers/card/card-payments.ts';
 import type { CryptoPayments } from './providers/crypto/crypto-payments.ts';
+import type { MailTransports } from './providers/mail/transport.ts';
+import { createMailTransports } from './providers/mail/transports.ts';
 
 /**
  * Everything of the process that code outside it may use, built once at start (src/service.ts)
@@ -19,6 +21,8 @@ export interface AppContext {
   readonly logger: Logger;
   /** One JSON-RPC client per registered network, reused across requests and jobs. */
   readonly chain: ChainClients;
+  /** The transport and sender of each organization's mail; closed when the process stops. */
+  readonly mail: MailTransports;
   /** Card sales (CARD_PROVIDER); undefined until a card provider is configured. */
   readonly cardPayments: CardPayments | undefined;
   /** Crypto sales (CRYPTO_PROVIDER); undefined until a crypto provider is configured. */
@@ -41,6 +45,7 @@ export function createAppContext(config: Config, db: Kysely<Database>, logger: L
     keyring: createKeyring(config.secretKey),
     logger,
     chain: createChainClients(),
+    mail: createMailTransports(config, db),
     cardPayments: undefined,
     cryptoPayments: undefined,
   };

@@ -14,7 +14,6 @@ import { migrate } from './db/migrator.ts';
 import { chainClientOf, registerDevChainNetwork } from './modules/networks/networks.service.ts';
 import { allowNetworkWithAutoFund } from './modules/organizations/organizations.service.ts';
 import { ensurePlatformWallet } from './modules/wallets/wallets.service.ts';
-import { createSmtpTransport } from './providers/mail/smtp.ts';
 import { buildWorker, type Worker } from './worker.ts';
 
 export interface RunningService {
@@ -48,6 +47,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     const bootstrap = await bootstrapAdmin(database.db, config);
 
     const ctx: AppContext = createAppContext(config, database.db, logger);
+    stops.push(() => ctx.mail.close());
     let devChainUrl: string | undefined;
     if (config.devChain) {
       // Started before the API and the worker, so it stops after them.
@@ -62,14 +62,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     }
     let url: string | undefined;
     if (config.role !== 'api') {
-      const transport = config.smtpUrl ? createSmtpTransport(config.smtpUrl) : undefined;
-      const worker: Worker = await buildWorker(ctx, database, {
-        delivery: { transport, from: defaultFromAddress(config) },
-      });
-      stops.push(async () => {
-        await worker.stop();
-        await transport?.close();
-      });
+      const worker: Worker = await buildWorker(ctx, database);
+      stops.push(() => worker.stop());
     }
     if (config.role !== 'worker') {
       const app: FastifyInstance = await buildApp(ctx);
@@ -81,11 +75,6 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     await stop();
     throw error;
   }
-}
-
-/** The platform's sender: no-reply at the host of PUBLIC_BASE_URL. */
-export function defaultFromAddress(config: Config): string {
-  return `Token Issuance Service <no-reply@${new URL(config.http.publicBaseUrl).hostname}>`;
 }
 
 export const DEV_CHAIN_STATE_FILE = 'dev-chain-state.json';

@@ -232,6 +232,7 @@ export async function setupTest(configOverrides: Record<string, string> = {}): P
     createOrganization: newOrganization,
     async close() {
       await app.close();
+      await ctx.mail.close();
       await database.destroy();
       await drop();
     },

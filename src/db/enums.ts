@@ -12,7 +12,7 @@ export const CARD_PROVIDER_CONNECT_TYPES = ['STANDARD', 'EXPRESS', 'CUSTOM'] as 
 export const USER_TOKEN_PURPOSES = ['VERIFY', 'RESET_PASSWORD'] as const;
 
 /** mail_outbox.status */
-export const OUTBOX_STATUSES = ['PENDING', 'SENT', 'FAILED'] as const;
+export const OUTBOX_STATUSES = ['PENDING', 'SENDING', 'SENT', 'FAILED'] as const;
 
 /** wallets.kind */
 export const WALLET_KINDS = ['ORGANIZATION', 'PLATFORM'] as const;

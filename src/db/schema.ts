@@ -91,6 +91,7 @@ export interface ApiKeysTable {
   created_at: Timestamp;
 }
 
+/** SENDING: claimed by one delivery until `claimed_until`; see migrations/0005_mail_outbox_claims.ts. */
 export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 
 export interface MailOutboxTable {
@@ -102,11 +103,18 @@ export interface MailOutboxTable {
   html: string;
   text: string;
   status: Generated<OutboxStatus>;
+  /** Outcomes recorded (sent or failed). */
   attempts: Generated<number>;
   last_error: string | null;
   transport: string | null;
   created_at: Timestamp;
   sent_at: NullableTimestamp;
+  /** End of the current delivery's claim while SENDING. */
+  claimed_until: NullableTimestamp;
+  /** Times the message was handed to a transport (counted when claimed). */
+  send_count: Generated<number>;
+  /** A send whose outcome was never recorded was followed by another: it may have arrived twice. */
+  resent: Generated<boolean>;
 }
 
 export interface MailboxMessagesTable {

@@ -10,7 +10,6 @@ import type {
   WalletRow,
 } from '../../src/db/schema.ts';
 import { organizationWalletOf } from '../../src/modules/wallets/wallets.service.ts';
-import { defaultFromAddress } from '../../src/service.ts';
 import { buildWorker, type Worker } from '../../src/worker.ts';
 import { insertCollection } from '../factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../harness.ts';
@@ -73,7 +72,6 @@ export async function setupFlowTest(configOverrides: Record<string, string> = {}
     const admin = await env.createUser(organization.id, 'ORG_ADMIN');
     const member = await env.createUser(organization.id, 'ORG_MEMBER');
     worker = await buildWorker(env.ctx, env.database, {
-      delivery: { transport: undefined, from: defaultFromAddress(env.ctx.config) },
       pollIntervalMs: 50,
       relayerPollMs: 100,
     });

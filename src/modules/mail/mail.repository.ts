@@ -13,10 +13,7 @@ export interface NewOutboxMail {
   text: string;
 }
 
-export const SEND_MAIL_TASK = 'send_mail';
-export const SEND_MAIL_MAX_ATTEMPTS = 10;
-
-/** Writes the message and its delivery job in the caller's transaction: both or neither. */
+/** Writes the message; its delivery job is queued by the caller in the same transaction. */
 export async function insertOutboxMail(db: Executor, mail: NewOutboxMail): Promise<string> {
   const id = uuidv7();
   await db
@@ -31,19 +28,44 @@ export async function insertOutboxMail(db: Executor, mail: NewOutboxMail): Promi
       text: mail.text,
     })
     .execute();
-  await sql`SELECT graphile_worker.add_job(
-    ${SEND_MAIL_TASK},
-    json_build_object('outbox_id', ${id}::text),
-    max_attempts := ${SEND_MAIL_MAX_ATTEMPTS},
-    job_key := ${`mail:${id}`}
-  )`.execute(db);
   return id;
 }
 
-export function findOutboxMailForUpdate(db: Executor, id: string): Promise<MailOutboxRow | undefined> {
-  return db.selectFrom('mail_outbox').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+export function findOutboxMail(db: Executor, id: string): Promise<MailOutboxRow | undefined> {
+  return db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * Claims a message for one delivery: PENDING, or SENDING under a claim that expired (its sender
+ * died before recording the outcome, so this send may be a second one: `resent`). One statement,
+ * committed before the transport is called; undefined when the message is not claimable.
+ */
+export function claimOutboxMail(
+  db: Executor,
+  id: string,
+  claimMs: number,
+): Promise<MailOutboxRow | undefined> {
+  return db
+    .updateTable('mail_outbox')
+    .set((eb) => ({
+      status: 'SENDING',
+      claimed_until: sql<Date>`now() + ${claimMs} * interval '1 millisecond'`,
+      send_count: eb('send_count', '+', 1),
+      // Right-hand sides read the row as it was before this update.
+      resent: sql<boolean>`resent OR status = 'SENDING'`,
+    }))
+    .where('id', '=', id)
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'PENDING'),
+        eb.and([eb('status', '=', 'SENDING'), eb('claimed_until', '<=', sql<Date>`now()`)]),
+      ]),
+    )
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** A send that succeeded is a fact, recorded whichever claim it was made under. */
 export async function markOutboxSent(db: Executor, id: string, transport: string): Promise<void> {
   await db
     .updateTable('mail_outbox')
@@ -51,16 +73,23 @@ export async function markOutboxSent(db: Executor, id: string, transport: string
       status: 'SENT',
       transport,
       sent_at: new Date(),
+      claimed_until: null,
       attempts: eb('attempts', '+', 1),
       last_error: null,
     }))
     .where('id', '=', id)
+    .where('status', '<>', 'SENT')
     .execute();
 }
 
+/**
+ * A failed send is recorded only by the claim that made it (`sendCount` fences it), so a late
+ * failure cannot overwrite the outcome of a newer delivery.
+ */
 export async function markOutboxAttemptFailed(
   db: Executor,
   id: string,
+  sendCount: number,
   error: string,
   final: boolean,
 ): Promise<void> {
@@ -70,23 +99,11 @@ export async function markOutboxAttemptFailed(
       attempts: eb('attempts', '+', 1),
       last_error: error,
       status: final ? 'FAILED' : 'PENDING',
+      claimed_until: null,
     }))
     .where('id', '=', id)
-    .execute();
-}
-
-export async function insertMailboxMessage(db: Executor, outbox: MailOutboxRow): Promise<void> {
-  await db
-    .insertInto('mailbox_messages')
-    .values({
-      id: uuidv7(),
-      outbox_id: outbox.id,
-      to: outbox.to_address,
-      subject: outbox.subject,
-      html: outbox.html,
-      text: outbox.text,
-    })
-    .onConflict((oc) => oc.column('outbox_id').doNothing())
+    .where('status', '=', 'SENDING')
+    .where('send_count', '=', sendCount)
     .execute();
 }
 

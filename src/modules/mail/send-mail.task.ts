@@ -1,21 +1,20 @@
-import type { Task } from 'graphile-worker';
-import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
-import type { Database } from '../../db/schema.ts';
-import { type Delivery, deliverOutboxMail } from './mail.service.ts';
+import { Type } from '@sinclair/typebox';
+import { defineTask, JobUuid } from '../../jobs/task.ts';
+import { deliverOutboxMail } from './mail-delivery.service.ts';
 
 /** Job: deliver one outbox message; carries only its id and re-reads the row (idempotent). */
-export function sendMailTask(db: Kysely<Database>, delivery: Delivery, logger: Logger): Task {
-  return async (payload, helpers) => {
-    const outboxId = (payload as { outbox_id?: unknown }).outbox_id;
-    if (typeof outboxId !== 'string') {
-      logger.error({ payload }, 'send_mail job without an outbox id');
-      return;
-    }
-    const result = await deliverOutboxMail(db, delivery, outboxId, {
+export const sendMailTask = defineTask({
+  name: 'send_mail',
+  payload: Type.Object({ outbox_id: JobUuid }),
+  maxAttempts: 10,
+  async handler(payload, helpers, ctx) {
+    const outcome = await deliverOutboxMail(ctx.db, ctx, payload.outbox_id, {
       number: helpers.job.attempts,
       max: helpers.job.max_attempts,
     });
-    logger.debug({ outboxId, result }, 'mail delivery');
-  };
-}
+    // Another delivery holds the message: try again later, when it has finished or its claim expired.
+    if (outcome === 'busy')
+      throw new Error(`outbox mail ${payload.outbox_id} is being sent by another delivery`);
+    ctx.logger.debug({ outboxId: payload.outbox_id, outcome }, 'mail delivery');
+  },
+});

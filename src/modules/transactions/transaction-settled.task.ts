@@ -1,7 +1,9 @@
-import type { Task } from 'graphile-worker';
-import type { AppContext, Deps } from '../../context.ts';
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import type { TransactionRow, TransactionType } from '../../db/schema.ts';
+import { defineTask, JobUuid } from '../../jobs/task.ts';
+import { settlementHandlers } from '../../settlement.ts';
 import { findTransaction } from './transactions.repository.ts';
 
 /** What a module does when a transaction it queued settles (COMPLETED or CANCELLED). */
@@ -18,18 +20,19 @@ export type SettlementHandlers = { readonly [T in TransactionType]: readonly Set
  * row and runs the handlers of its type (deployments, mint requests…) in one transaction, so a
  * retried job never applies an outcome twice as long as handlers check the state they move.
  */
-export function transactionSettledTask(ctx: AppContext, handlers: SettlementHandlers): Task {
-  return async (payload) => {
-    const id = (payload as { transaction_id?: unknown }).transaction_id;
-    if (typeof id !== 'string') return;
+export const transactionSettledTask = defineTask({
+  name: 'transaction_settled',
+  payload: Type.Object({ transaction_id: JobUuid }),
+  async handler(payload, _helpers, ctx) {
+    const id = payload.transaction_id;
     await ctx.db.transaction().execute(async (tx) => {
       const row = await findTransaction(tx, id);
       if (!row || (row.state !== 'COMPLETED' && row.state !== 'CANCELLED')) return;
-      for (const handle of handlers[row.type]) await handle(tx, ctx, row);
+      for (const handle of settlementHandlers[row.type]) await handle(tx, ctx, row);
       ctx.logger.debug(
         { id, type: row.type, state: row.state, status: row.on_chain_status },
         'transaction settled',
       );
     });
-  };
-}
+  },
+});

@@ -8,9 +8,10 @@ import type {
   TransactionType,
 } from '../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../http/pagination.ts';
+import { enqueue } from '../../jobs/enqueue.ts';
 import { uuidv7 } from '../../lib/ids.ts';
+import { transactionSettledTask } from './transaction-settled.task.ts';
 
-export const TRANSACTION_SETTLED_TASK = 'transaction_settled';
 /** NOTIFY channel the relayer listens on, so new work starts without waiting for a poll. */
 export const TRANSACTIONS_CHANNEL = 'transactions';
 
@@ -343,13 +344,12 @@ export async function releaseLeases(db: Executor, holder: string): Promise<void>
   await db.deleteFrom('relayer_leases').where('holder', '=', holder).execute();
 }
 
-/** Queues the job that tells the owners of a transaction (deploy, mint…) that it settled. */
-export async function queueSettledJob(db: Executor, row: Pick<TransactionRow, 'id'>): Promise<void> {
-  await sql`SELECT graphile_worker.add_job(
-    ${TRANSACTION_SETTLED_TASK},
-    json_build_object('transaction_id', ${row.id}::text),
-    job_key := ${`settled:${row.id}`}
-  )`.execute(db);
+/**
+ * Queues the job that tells the owners of a transaction (deploy, mint…) that it settled, in the
+ * caller's transaction (the one that settles the row).
+ */
+export function queueSettledJob(db: Executor, row: Pick<TransactionRow, 'id'>): Promise<void> {
+  return enqueue(db, transactionSettledTask, { transaction_id: row.id }, { jobKey: `settled:${row.id}` });
 }
 
 export interface TransactionFilters {

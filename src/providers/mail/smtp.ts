@@ -3,8 +3,8 @@ import type { MailTransport, OutgoingMail } from './transport.ts';
 
 /**
  * Any SMTP server, configured by an `smtp://` or `smtps://` URL (credentials in the URL).
- * Delivery holds the outbox row's lock, so a server that stops answering must fail the attempt
- * (and let the job queue retry) within a minute, not nodemailer's default of ten.
+ * A server that stops answering must fail the attempt (and let the job queue retry) well within
+ * the outbox's delivery claim (five minutes), not after nodemailer's default of ten.
  */
 export function createSmtpTransport(url: string): MailTransport {
   const transporter = nodemailer.createTransport({

@@ -1,0 +1,44 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.ts';
+import type { TaskDefinition } from './task.ts';
+
+export interface EnqueueOptions {
+  /** A job with this key is replaced rather than added again (graphile-worker's job_key). */
+  jobKey?: string;
+  runAt?: Date;
+  /** Overrides the task's maxAttempts. */
+  maxAttempts?: number;
+}
+
+/**
+ * The only way to add a job: the payload is checked against the task's schema, and the job is
+ * added in the caller's transaction, so it is queued with the state change that needs it, or not
+ * at all.
+ */
+export async function enqueue<S extends TSchema>(
+  db: Executor,
+  task: TaskDefinition<S>,
+  payload: Static<S>,
+  options: EnqueueOptions = {},
+): Promise<void> {
+  const problems = payloadProblems(task, payload);
+  if (problems !== undefined) throw new Error(`${task.name} job refused: ${problems}`);
+  await sql`SELECT graphile_worker.add_job(
+    ${task.name},
+    ${JSON.stringify(payload)}::json,
+    run_at := ${options.runAt ?? null}::timestamptz,
+    max_attempts := ${options.maxAttempts ?? task.maxAttempts ?? null}::int,
+    job_key := ${options.jobKey ?? null}::text
+  )`.execute(db);
+}
+
+/** Why a payload does not match its task's schema (the first few errors), or undefined when it does. */
+export function payloadProblems(task: TaskDefinition, payload: unknown): string | undefined {
+  if (Value.Check(task.payload, payload)) return undefined;
+  return [...Value.Errors(task.payload, payload)]
+    .slice(0, 5)
+    .map((error) => `${error.path || '/'}: ${error.message}`)
+    .join('; ');
+}

@@ -1,0 +1,16 @@
+import { Type } from '@sinclair/typebox';
+import { deleteExpiredIdempotencyKeys } from '../http/idempotency.ts';
+import { deleteExpiredRateLimitBuckets } from '../http/rate-limit.ts';
+import { defineTask } from './task.ts';
+
+/** Hourly clean-up of expired idempotency records and rate-limit windows. */
+export const maintenanceTask = defineTask({
+  name: 'maintenance',
+  // graphile-worker's cron adds `_cron: { ts, backfilled }`; nothing else is expected.
+  payload: Type.Object({ _cron: Type.Optional(Type.Unknown()) }),
+  schedule: '0 * * * *',
+  async handler(_payload, _helpers, ctx) {
+    await deleteExpiredIdempotencyKeys(ctx.db);
+    await deleteExpiredRateLimitBuckets(ctx.db, 24 * 3600);
+  },
+});
