@@ -9,11 +9,19 @@ import { ApiError } from './errors.ts';
  * What a route requires, declared by every /v1 route in `config.access`:
  * - public: no credentials;
  * - user: any authenticated user (own password, MFA, API keys, /v1/me);
- * - a permission string, checked against the caller's role.
+ * - a permission string, checked against the caller's role;
+ * - provider: no credentials, a provider's webhook (webhooks scope only), whose handler verifies
+ *   the provider's signature on the raw body. This hook never serves it: it would ask for
+ *   credentials.
  */
-export type Access = { kind: 'public' } | { kind: 'user' } | { kind: 'permission'; permission: Permission };
+export type Access =
+  | { kind: 'public' }
+  | { kind: 'user' }
+  | { kind: 'permission'; permission: Permission }
+  | { kind: 'provider' };
 
 export const PUBLIC: Access = { kind: 'public' };
+export const PROVIDER_SIGNED: Access = { kind: 'provider' };
 export const ANY_USER: Access = { kind: 'user' };
 export function needs(permission: Permission): Access {
   return { kind: 'permission', permission };
