@@ -8,6 +8,7 @@ import { capabilitiesOf } from '../src/chain/capabilities.ts';
 import type { ErrorCode } from '../src/http/errors.ts';
 import type { RegisteredRoute } from '../src/http/route-table.ts';
 import { registeredRoutes } from '../src/http/route-table.ts';
+import { WEBHOOKS_PREFIX } from '../src/http/webhooks-scope.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
 import { assertError } from './assertions.ts';
 import { insertCollection, insertTransaction } from './factories.ts';
@@ -25,7 +26,11 @@ import { type Actor, setupTest, type TestEnv } from './harness.ts';
  * invalid body never turns a 401/403 into a 400; the suite sends `{}` to prove it.
  */
 
-/** The public operations of API.md §3; making a route public is a decision, reviewed here. */
+/**
+ * The public operations of API.md §3, and the provider webhooks (`/v1/webhooks/…`, no
+ * credentials: their handlers check the provider's signature); making a route public is a
+ * decision, reviewed here.
+ */
 const PUBLIC_ROUTES = [
   'GET /v1/metadata/:collection_id',
   'GET /v1/metadata/:collection_id/:token_id',
@@ -223,7 +228,8 @@ after(() => env.close());
 
 const routes = registeredRoutes(env.app).filter((r) => r.url.startsWith('/v1/'));
 const label = (r: RegisteredRoute) => `${r.method} ${r.url}`;
-const isPublic = (r: RegisteredRoute) => r.access?.kind === 'public';
+const isPublic = (r: RegisteredRoute) => r.access?.kind === 'public' || r.access?.kind === 'provider';
+const isWebhook = (r: RegisteredRoute) => r.url.startsWith(`${WEBHOOKS_PREFIX}/`);
 const permissionOf = (r: RegisteredRoute): Permission | undefined =>
   r.access?.kind === 'permission' ? r.access.permission : undefined;
 const roleHas = (role: keyof typeof ROLE_PERMISSIONS, p: Permission | undefined) =>
@@ -286,7 +292,7 @@ function send(
 }
 
 describe('security: the route table', () => {
-  it('finds every /v1 operation of the OpenAPI document, and only those', async () => {
+  it('finds every /v1 operation of the OpenAPI document, and only those (webhooks are not documented)', async () => {
     const doc = (await env.call('GET', '/openapi.json')).json() as {
       paths: Record<string, Record<string, unknown>>;
     };
@@ -297,7 +303,13 @@ describe('security: the route table', () => {
       )
       .sort();
     assert.ok(documented.length >= 20, `only ${documented.length} operations documented`);
-    assert.deepEqual(routes.map(label).sort(), documented);
+    assert.deepEqual(
+      routes
+        .filter((r) => !isWebhook(r))
+        .map(label)
+        .sort(),
+      documented,
+    );
   });
 
   it('gives every /v1 route a declared access rule', () => {
@@ -314,7 +326,12 @@ describe('security: the route table', () => {
     );
   });
 
-  it('lists exactly the public routes of API.md §3', () => {
+  it('declares provider-signed access on the webhooks, and nowhere else', () => {
+    const misplaced = routes.filter((r) => isWebhook(r) !== (r.access?.kind === 'provider')).map(label);
+    assert.deepEqual(misplaced, []);
+  });
+
+  it('lists exactly the public routes of API.md §3 and the provider webhooks', () => {
     assert.deepEqual(routes.filter(isPublic).map(label).sort(), PUBLIC_ROUTES);
   });
 });

@@ -402,6 +402,20 @@ export interface TokenRequestsTable {
   updated_at: Timestamp;
 }
 
+/** An event a payment provider sent to a webhook, recorded once per (provider, event_id). */
+export interface ProviderEventsTable {
+  id: string;
+  provider: string;
+  event_id: string;
+  event_type: string;
+  account: string | null;
+  payload: string;
+  received_at: Timestamp;
+  processed_at: NullableTimestamp;
+  attempts: Generated<number>;
+  last_error: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   roles: RolesTable;
@@ -426,6 +440,7 @@ export interface Database {
   item_reservations: ItemReservationsTable;
   mint_requests: TokenRequestsTable;
   transfer_requests: TokenRequestsTable;
+  provider_events: ProviderEventsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -449,3 +464,4 @@ export type CollectionUpdate = Updateable<CollectionsTable>;
 export type ItemRow = Selectable<ItemsTable>;
 export type ItemReservationRow = Selectable<ItemReservationsTable>;
 export type TokenRequestRow = Selectable<TokenRequestsTable>;
+export type ProviderEventRow = Selectable<ProviderEventsTable>;

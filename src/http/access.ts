@@ -53,6 +53,9 @@ export async function authorize(authenticate: Authenticate, request: FastifyRequ
     case 'claim_token':
       // The token is the route's own path parameter; its service checks it against the claim.
       return;
+    case 'provider':
+      // Served by the webhooks scope, which never runs this hook: fail closed if one gets here.
+      throw new ApiError('UNAUTHENTICATED', 'provider events are accepted at /v1/webhooks only');
     case 'client_token': {
       const token = request.headers[CLIENT_TOKEN_HEADER];
       if (typeof token !== 'string' || token.length === 0)

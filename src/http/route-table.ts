@@ -9,7 +9,7 @@ import type { Access } from '../access/access.ts';
 export interface RegisteredRoute {
   readonly method: string;
   readonly url: string;
-  /** Undefined on operations routes (/healthz, /docs…), which are outside /v1. */
+  /** Undefined outside /v1: operations routes (/healthz, /docs…) and web pages. */
   readonly access: Access | undefined;
   readonly operationId: string | undefined;
   /** Path parameter names, in order (`/v1/users/:user_id` → `['user_id']`). */

@@ -1,0 +1,182 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+import type { FastifyError, RouteOptions } from 'fastify';
+import { CLIENT_TOKEN_HEADER } from '../access/access.ts';
+import type { AppContext } from '../context.ts';
+import { type Authenticate, authorize } from './access.ts';
+import { sendError } from './error-reply.ts';
+import { ApiError, errorResponses } from './errors.ts';
+import { beginIdempotentRequest, finishIdempotentRequest } from './idempotency.ts';
+import { IdempotencyKeyHeader } from './schemas.ts';
+import type { App, RouteModule } from './types.ts';
+
+/**
+ * The /v1 API scope (API.md): JSON bodies only, the JSON error body, the auth hook, the U+0000
+ * query check and Idempotency-Key. An encapsulated child context, so none of this reaches the
+ * webhooks scope (raw bodies, provider signatures) or the web scope (HTML). It has no URL
+ * prefix because every operation declares its whole path (`/v1/...`), which the OpenAPI document
+ * and the security suite read as they are. `schemas` are the shared, referenced ones;
+ * `authenticate` resolves credentials (the auth module's, handed in by the app).
+ */
+export function apiScope(
+  ctx: AppContext,
+  routes: readonly RouteModule[],
+  schemas: readonly TSchema[],
+  authenticate: Authenticate,
+) {
+  return async function api(scope: App): Promise<void> {
+    // Added here, not at the root: a context that added schemas builds a fresh serializer per
+    // route, and fast-json-stringify's compiler drops a shared schema from the one it reuses once
+    // a route answers with that schema itself (POST /v1/auth/login/mfa answers Session).
+    // Adding schemas also makes the context build Fastify's default validator: keep the app's.
+    const validatorCompiler = scope.validatorCompiler;
+    for (const schema of schemas) scope.addSchema(schema);
+    if (validatorCompiler) scope.setValidatorCompiler(validatorCompiler);
+    installJsonParser(scope);
+    scope.addHook('onRoute', completeRouteSchema);
+    scope.addHook('onRequest', async (request) => {
+      await authorize(authenticate, request);
+    });
+    // PostgreSQL text and jsonb cannot hold U+0000: refused up front, never a 500 from the database.
+    scope.addHook('preValidation', async (request) => {
+      const at = nulCharacterPath(request.query, '');
+      if (at !== undefined)
+        throw new ApiError('VALIDATION_FAILED', 'the query string must not contain U+0000', {
+          fields: [{ path: `querystring:${at}`, message: 'must not contain U+0000' }],
+        });
+    });
+    scope.addHook('preHandler', async (request, reply) => {
+      const key = request.headers['idempotency-key'];
+      if (request.method !== 'POST' || typeof key !== 'string') return;
+      // Anonymous callers (log in, public purchases) are told apart by address, never pooled.
+      const claimScope = request.principal
+        ? `org:${request.principal.organizationId}`
+        : `public:${request.ip}`;
+      if (await beginIdempotentRequest(ctx.db, ctx.keyring, request, reply, claimScope, key)) return reply;
+    });
+    scope.addHook('onSend', async (request, reply, payload) => {
+      const claim = request.idempotencyClaim;
+      if (claim) {
+        request.idempotencyClaim = undefined;
+        await finishIdempotentRequest(
+          ctx.db,
+          ctx.keyring,
+          claim,
+          reply.statusCode,
+          payload,
+          reply.getHeader('content-type')?.toString(),
+        );
+      }
+      return payload;
+    });
+    scope.setErrorHandler((error: FastifyError, request, reply) => sendError(error, request, reply));
+    for (const register of routes) register(scope, ctx);
+  };
+}
+
+/**
+ * Every route gets its error responses, security and Idempotency-Key header declared from its
+ * access rule, so the OpenAPI document and the behaviour cannot drift apart.
+ */
+function completeRouteSchema(route: RouteOptions): void {
+  const url = route.url;
+  if (!url.startsWith('/v1/'))
+    throw new Error(`route ${route.method} ${url} is in the /v1 scope but not under /v1/`);
+  const access = route.config?.access;
+  if (!access) throw new Error(`route ${route.method} ${url} declares no config.access`);
+  if (access.kind === 'provider')
+    throw new Error(`route ${route.method} ${url} is provider-signed: it belongs in the webhooks scope`);
+  route.schema ??= {};
+  const schema = route.schema;
+  const statuses: number[] = [];
+  switch (access.kind) {
+    case 'user':
+    case 'permission':
+      statuses.push(401, 403);
+      schema.security = [{ bearerAuth: [] }, { apiKeyAuth: [] }];
+      break;
+    case 'client_token': {
+      // The buyer's secret is a header of the operation, documented and required there.
+      statuses.push(401);
+      schema.security = [];
+      const headers = (schema.headers as TSchema | undefined) ?? Type.Object({});
+      schema.headers = Type.Object({
+        ...headers.properties,
+        [CLIENT_TOKEN_HEADER]: Type.String({
+          minLength: 1,
+          maxLength: 128,
+          description: "The purchase intent's client_token, returned when the buyer created it",
+        }),
+      });
+      break;
+    }
+    case 'public':
+    case 'claim_token':
+      schema.security = [];
+      break;
+  }
+  if (url.includes(':')) statuses.push(404);
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  if (methods.includes('POST')) {
+    statuses.push(409, 429);
+    const headers = (schema.headers as TSchema | undefined) ?? Type.Object({});
+    schema.headers = Type.Object({
+      ...headers.properties,
+      'idempotency-key': Type.Optional({
+        ...IdempotencyKeyHeader,
+        description: 'Replays the first response (API.md §1)',
+      }),
+    });
+  }
+  schema.response = { ...errorResponses(...statuses), ...(schema.response as object | undefined) };
+}
+
+/**
+ * JSON only (API.md §1): any other media type, text/plain included, is refused. An empty body
+ * (common on DELETE) is no body rather than an error. A `__proto__` key is refused, as Fastify's
+ * own parser does, so no body can reach code that would turn it into a prototype.
+ */
+export function installJsonParser(app: App) {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, undefined);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text, (key, value) => {
+        if (key === '__proto__') throw new ProtoKeyError();
+        return value;
+      });
+    } catch (error) {
+      const detail =
+        error instanceof ProtoKeyError
+          ? 'the body must not have a __proto__ key'
+          : 'the body is not valid JSON';
+      return done(new ApiError('VALIDATION_FAILED', detail), undefined);
+    }
+    // JSON spells U+0000 only as an escape; the walk runs when the text has one.
+    const at = text.includes('\\u0000') ? nulCharacterPath(parsed, '') : undefined;
+    if (at !== undefined)
+      return done(
+        new ApiError('VALIDATION_FAILED', 'the body must not contain U+0000', {
+          fields: [{ path: at, message: 'must not contain U+0000 (in a key or a string)' }],
+        }),
+        undefined,
+      );
+    done(null, parsed);
+  });
+}
+
+class ProtoKeyError extends Error {}
+
+/** The JSON pointer of the first key or string holding U+0000, if any. */
+function nulCharacterPath(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const at = `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    if (key.includes('\u0000')) return at;
+    const found = nulCharacterPath(inner, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}

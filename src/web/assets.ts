@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ApiError } from '../http/errors.ts';
+import type { App } from '../http/types.ts';
+
+/** Static files of the web pages, served by the service itself (no CDN, no third party). */
+const ASSETS_DIR = path.resolve(import.meta.dirname, 'assets');
+const ASSETS_PREFIX = '/assets/';
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.webp': 'image/webp',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+// A fingerprinted name changes with the content, so it may be cached for good; a plain name is
+// revalidated with its ETag on every use.
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const REVALIDATE = 'no-cache';
+
+interface Asset {
+  readonly body: Buffer;
+  readonly contentType: string;
+  readonly etag: string;
+  readonly cacheControl: string;
+}
+
+interface Catalog {
+  /** By the name in a URL: `site.css` and `site.<hash>.css` both. */
+  readonly files: ReadonlyMap<string, Asset>;
+  /** By file name: the fingerprinted URL pages link to. */
+  readonly urls: ReadonlyMap<string, string>;
+}
+
+let loaded: Catalog | undefined;
+
+/** Read once: the folder is part of the source, a few small files held in memory. */
+function catalog(): Catalog {
+  if (loaded) return loaded;
+  const files = new Map<string, Asset>();
+  const urls = new Map<string, string>();
+  for (const entry of readdirSync(ASSETS_DIR, { withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const body = readFileSync(path.join(ASSETS_DIR, entry.name));
+    const hash = createHash('sha256').update(body).digest('hex').slice(0, 16);
+    const ext = path.extname(entry.name);
+    const fingerprinted = `${path.basename(entry.name, ext)}.${hash}${ext}`;
+    const common = {
+      body,
+      contentType: CONTENT_TYPES[ext] ?? 'application/octet-stream',
+      etag: `"${hash}"`,
+    };
+    files.set(entry.name, { ...common, cacheControl: REVALIDATE });
+    files.set(fingerprinted, { ...common, cacheControl: IMMUTABLE });
+    urls.set(entry.name, `${ASSETS_PREFIX}${fingerprinted}`);
+  }
+  loaded = { files, urls };
+  return loaded;
+}
+
+/** The URL of a file of src/web/assets, fingerprinted by its content. */
+export function assetUrl(name: string): string {
+  const url = catalog().urls.get(name);
+  if (!url) throw new Error(`no asset ${name} in src/web/assets`);
+  return url;
+}
+
+/** `GET /assets/<name>`: every path below /assets/ is the web scope's, so a miss is an HTML 404. */
+export function assetRoutes(app: App): void {
+  app.get(`${ASSETS_PREFIX}*`, async (request, reply) => {
+    const name = (request.params as { '*': string })['*'];
+    const asset = catalog().files.get(name);
+    if (!asset) throw new ApiError('NOT_FOUND', `no asset ${name}`);
+    reply.header('etag', asset.etag).header('cache-control', asset.cacheControl);
+    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    return reply.type(asset.contentType).send(asset.body);
+  });
+}
