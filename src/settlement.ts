@@ -1,4 +1,4 @@
-import { settleDeployment } from './modules/collections/collections.service.ts';
+import { settleDeployment } from './modules/collections/deployment-settlement.ts';
 import {
   settleMintTransaction,
   settleTransferTransaction,

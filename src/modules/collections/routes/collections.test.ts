@@ -18,7 +18,7 @@ import { platformContracts } from '../../../chain/artifacts.ts';
 import { capabilitiesOf, capabilityDefinition } from '../../../chain/capabilities.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
 import { organizationWalletOf } from '../../wallets/wallets.service.ts';
-import { settleDeployment } from '../collections.service.ts';
+import { settleDeployment } from '../deployment-settlement.ts';
 
 const NETWORK = 31337;
 const DISABLED_NETWORK = 5;

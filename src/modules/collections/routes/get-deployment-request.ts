@@ -2,7 +2,7 @@ import { needs } from '../../../access/access.ts';
 import { principalOf } from '../../../http/access.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { CollectionParams, DeploymentRequestStatus } from '../collections.schemas.ts';
-import { getDeploymentRequest } from '../collections.service.ts';
+import { getDeploymentRequest } from '../deployments.service.ts';
 
 export const getDeploymentRequestRoute: RouteModule = (app, ctx) =>
   app.get(

@@ -3,7 +3,7 @@ import { principalOf } from '../../../http/access.ts';
 import { errorResponses } from '../../../http/errors.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { CollectionParams, DeploymentRequest, DeploymentRequestStatus } from '../collections.schemas.ts';
-import { submitDeploymentRequest } from '../collections.service.ts';
+import { submitDeploymentRequest } from '../deployments.service.ts';
 
 export const submitDeploymentRequestRoute: RouteModule = (app, ctx) =>
   app.post(
