@@ -3,7 +3,6 @@ import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import type { TransactionRow, TransactionType } from '../../db/schema.ts';
 import { defineTask, JobUuid } from '../../jobs/task.ts';
-import { settlementHandlers } from '../../settlement.ts';
 import { findTransaction } from './transactions.repository.ts';
 
 /** What a module does when a transaction it queued settles (COMPLETED or CANCELLED). */
@@ -25,6 +24,9 @@ export const transactionSettledTask = defineTask({
   payload: Type.Object({ transaction_id: JobUuid }),
   async handler(payload, _helpers, ctx) {
     const id = payload.transaction_id;
+    // Loaded when a job runs, not with this module: src/settlement.ts reaches every module's
+    // services, and they reach this module (the relayer enqueues this task), an import cycle.
+    const { settlementHandlers } = await import('../../settlement.ts');
     await ctx.db.transaction().execute(async (tx) => {
       const row = await findTransaction(tx, id);
       if (!row || (row.state !== 'COMPLETED' && row.state !== 'CANCELLED')) return;
