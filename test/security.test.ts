@@ -228,7 +228,9 @@ after(() => env.close());
 
 const routes = registeredRoutes(env.app).filter((r) => r.url.startsWith('/v1/'));
 const label = (r: RegisteredRoute) => `${r.method} ${r.url}`;
-const isPublic = (r: RegisteredRoute) => r.access?.kind === 'public' || r.access?.kind === 'provider';
+// Reachable without a user's credentials (anyone, a buyer's client_token, a claim link, a provider
+// signature): each such route is a reviewed decision, listed in PUBLIC_ROUTES.
+const isPublic = (r: RegisteredRoute) => r.access?.kind !== 'user' && r.access?.kind !== 'permission';
 const isWebhook = (r: RegisteredRoute) => r.url.startsWith(`${WEBHOOKS_PREFIX}/`);
 const permissionOf = (r: RegisteredRoute): Permission | undefined =>
   r.access?.kind === 'permission' ? r.access.permission : undefined;
