@@ -19,18 +19,7 @@ import type { MailTransport, OutgoingMail } from '../src/providers/mail/transpor
 import { platformFromAddress, platformMailTransports } from '../src/providers/mail/transports.ts';
 import { buildWorker, type Worker } from '../src/worker.ts';
 import { setupTest, type TestEnv } from './harness.ts';
-
-const WAIT_LIMIT_MS = 30_000;
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + WAIT_LIMIT_MS;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await sleep(50);
-  }
-}
+import { waitFor } from './support/wait.ts';
 
 /** A transport that records what it is given and does what the test says with each send. */
 function testTransport(onSend: (mail: OutgoingMail) => Promise<void> = async () => {}) {

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { SMTPServer } from 'smtp-server';
 import { ROLE_IDS } from '../src/access/permissions.ts';
@@ -11,19 +10,7 @@ import { queueMail } from '../src/modules/mail/mail.service.ts';
 import { deliverOutboxMail } from '../src/modules/mail/mail-delivery.service.ts';
 import { buildWorker, type Worker } from '../src/worker.ts';
 import { setupTest, type TestEnv } from './harness.ts';
-
-const WAIT_LIMIT_MS = 30_000;
-
-/** Bounded poll: the value once `probe` returns one, or a failure naming what never happened. */
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + WAIT_LIMIT_MS;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await sleep(50);
-  }
-}
+import { waitFor } from './support/wait.ts';
 
 function findOutbox(env: TestEnv, to: string): Promise<MailOutboxRow | undefined> {
   return env.database.db

@@ -1,5 +1,17 @@
 import type { Executor } from '../../db/database.ts';
 
+/** What a principal is made of: the user and its organization's switches. */
+const PRINCIPAL_COLUMNS = [
+  'users.id as user_id',
+  'users.email',
+  'users.active',
+  'users.role_id',
+  'users.mfa_enabled',
+  'users.organization_id',
+  'organizations.is_enabled',
+  'organizations.mfa_required',
+] as const;
+
 /**
  * What authenticating a request reads: a credential with its user and organization, in one
  * query (the hot path of every authenticated request).
@@ -15,14 +27,7 @@ export function findApiKeyCredential(db: Executor, keyHash: Buffer) {
       'api_keys.expiration',
       'api_keys.revoked_at',
       'api_keys.last_used',
-      'users.id as user_id',
-      'users.email',
-      'users.active',
-      'users.role_id',
-      'users.mfa_enabled',
-      'users.organization_id',
-      'organizations.is_enabled',
-      'organizations.mfa_required',
+      ...PRINCIPAL_COLUMNS,
     ])
     .where('api_keys.key_hash', '=', keyHash)
     .executeTakeFirst();
@@ -32,18 +37,7 @@ export function findSessionCredential(db: Executor, userId: string) {
   return db
     .selectFrom('users')
     .innerJoin('organizations', 'organizations.id', 'users.organization_id')
-    .select([
-      'users.id as user_id',
-      'users.email',
-      'users.active',
-      'users.role_id',
-      'users.mfa_enabled',
-      'users.organization_id',
-      'users.session_version',
-      'users.last_seen',
-      'organizations.is_enabled',
-      'organizations.mfa_required',
-    ])
+    .select([...PRINCIPAL_COLUMNS, 'users.session_version', 'users.last_seen'])
     .where('users.id', '=', userId)
     .executeTakeFirst();
 }

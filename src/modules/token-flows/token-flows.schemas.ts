@@ -41,6 +41,10 @@ export const TOKEN_REQUEST_FIELDS = {
   created_at: DateTime,
 };
 
+const TokenRequestRecord = Type.Object(TOKEN_REQUEST_FIELDS);
+/** A mint or transfer request as the API shows it, but for its quantity (typed per resource). */
+export type TokenRequestRecord = Static<typeof TokenRequestRecord>;
+
 /** The filters of the mint and transfer request lists. */
 export function tokenRequestListQuery() {
   return Type.Object(

@@ -13,6 +13,7 @@ import type { CollectionRow, ItemRow, TransactionRow, TransactionState } from '.
 import { ApiError } from '../../http/errors.ts';
 import { checkedAddress, checkedUint256 } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
+import { iso } from '../../http/schemas.ts';
 import { findCollection } from '../collections/collections.service.ts';
 import {
   abortMint,
@@ -23,16 +24,19 @@ import {
   deployedContractOf,
   findItems,
   type ItemFlow,
+  lockFlowItems,
   markMinting,
   moveReservations,
   releaseReservations,
   requestIdsFor,
   reserveItems,
 } from '../items/item-flows.service.ts';
+import { collectionOfSelection, parseItemSelection } from '../items/item-selection.ts';
 import { chainClientOf, findNetwork } from '../networks/networks.service.ts';
 import { queueTransaction } from '../transactions/transactions.service.ts';
 import { organizationWalletOf } from '../wallets/wallets.service.ts';
 import * as repo from './token-flows.repository.ts';
+import type { TokenRequestBody, TokenRequestRecord } from './token-flows.schemas.ts';
 
 /**
  * The one pipeline that moves tokens for a request (mint and transfer requests today; purchase
@@ -69,6 +73,50 @@ export function requestState(state: RequestState, transactionState: TransactionS
 /** The transaction hash, once broadcast (a signed but unsent transaction shows none). */
 export function broadcastHash(transactionState: TransactionState, hash: string | null): string | null {
   return transactionState === 'SUBMITTED' || transactionState === 'COMPLETED' ? hash : null;
+}
+
+/** What a mint or transfer request record shows of its view, quantity aside. */
+export function tokenRequestRecord(view: repo.TokenRequestView): TokenRequestRecord {
+  return {
+    id: view.id,
+    item_id: view.item_id,
+    collection_id: view.collection_id,
+    token_id: view.token_id,
+    state: requestState(view.state, view.transaction_state),
+    to_address: view.to_address,
+    transaction_id: view.transaction_id,
+    tx_hash: broadcastHash(view.transaction_state, view.tx_hash),
+    failure_reason: view.failure_reason,
+    created_at: iso(view.created_at),
+  };
+}
+
+/**
+ * Request mint or transfer (SERVICE-SPEC Group D), all or nothing in the caller's transaction:
+ * the selector parsed, the contract checked for the flow, the items locked and checked (mint:
+ * locked with supply left; transfer: locked, minted and held by the organization's wallet; never
+ * reserved), then started as a token flow. With collection_id (alone or with token_ranges) and no
+ * qualifying item, nothing is queued and the list is empty.
+ */
+export async function requestTokens(
+  db: Executor,
+  deps: Deps,
+  principal: Principal,
+  flow: ItemFlow,
+  body: TokenRequestBody,
+  options: { maxQuantity?: bigint } = {},
+): Promise<repo.TokenRequestView[]> {
+  const to = checkedAddress(body.to_address, '/to_address');
+  const selection = parseItemSelection(body);
+  const collection = await collectionOfSelection(db, principal, selection);
+  const contract = contractForFlow(collection, flow);
+  const quantity = checkedQuantity(body.quantity, contract.tokenType);
+  if (options.maxQuantity !== undefined && quantity > options.maxQuantity)
+    throw new ApiError('VALIDATION_FAILED', `quantity is at most ${options.maxQuantity} here`, {
+      fields: [{ path: '/quantity', message: `must be at most ${options.maxQuantity}` }],
+    });
+  const items = await lockFlowItems(db, { collection, flow, selection, quantity });
+  return startTokenFlow(db, deps, { flow, collection, items, quantity, to });
 }
 
 /** quantity: default 1, at least 1, at most 2^256-1; ERC-721 tokens are unique (only 1). */
