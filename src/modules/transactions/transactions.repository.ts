@@ -352,12 +352,18 @@ export function queueSettledJob(db: Executor, row: Pick<TransactionRow, 'id'>): 
   return enqueue(db, transactionSettledTask, { transaction_id: row.id }, { jobKey: `settled:${row.id}` });
 }
 
+/** Each filter given narrows the list; a list filter matches any of its values. */
 export interface TransactionFilters {
   organizationId: string | undefined;
   networkId: number | undefined;
   state: TransactionState | undefined;
   type: TransactionType | undefined;
   walletId: string | undefined;
+  networkIds: readonly number[] | undefined;
+  types: readonly TransactionType[] | undefined;
+  states: readonly TransactionState[] | undefined;
+  /** EIP-55 checksummed, as stored. */
+  signers: readonly string[] | undefined;
 }
 
 export function listTransactions(
@@ -372,6 +378,10 @@ export function listTransactions(
   if (filters.state !== undefined) query = query.where('state', '=', filters.state);
   if (filters.type !== undefined) query = query.where('type', '=', filters.type);
   if (filters.walletId !== undefined) query = query.where('wallet_id', '=', filters.walletId);
+  if (filters.networkIds !== undefined) query = query.where('network_id', 'in', [...filters.networkIds]);
+  if (filters.types !== undefined) query = query.where('type', 'in', [...filters.types]);
+  if (filters.states !== undefined) query = query.where('state', 'in', [...filters.states]);
+  if (filters.signers !== undefined) query = query.where('from_address', 'in', [...filters.signers]);
   return paginate(query, {
     page,
     filters: { ...filters },

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ON_CHAIN_STATUSES, TRANSACTION_STATES, TRANSACTION_TYPES } from '../../db/enums.ts';
 import { listQueryProperties } from '../../http/pagination.ts';
-import { DateTime, Nullable, StringEnum, Uuid } from '../../http/schemas.ts';
+import { DateTime, EthAddress, Nullable, StringEnum, Uuid } from '../../http/schemas.ts';
 
 const Wei = Type.String({ pattern: '^(0|[1-9][0-9]*)$', description: 'wei, as a decimal string' });
 
@@ -50,6 +50,28 @@ export const ListTransactionsQuery = Type.Object(
     state: Type.Optional(StringEnum(TRANSACTION_STATES)),
     type: Type.Optional(StringEnum(TRANSACTION_TYPES)),
     wallet_id: Type.Optional(Uuid),
+    // The real platform's names (repeated query parameters; a row matches any value of each).
+    network_ids: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 0, maximum: 2_147_483_647 }), {
+        maxItems: 50,
+        description: 'Repeated: transactions on any of these networks',
+      }),
+    ),
+    tx_types: Type.Optional(
+      Type.Array(StringEnum(TRANSACTION_TYPES), {
+        maxItems: 20,
+        description: 'Repeated: any of these types',
+      }),
+    ),
+    states: Type.Optional(
+      Type.Array(StringEnum(TRANSACTION_STATES), {
+        maxItems: 20,
+        description: 'Repeated: any of these states',
+      }),
+    ),
+    signers: Type.Optional(
+      Type.Array(EthAddress, { maxItems: 50, description: 'Repeated: sent from any of these addresses' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -30,7 +30,7 @@ describe('GET /v1/transactions and /v1/transactions/{id}', () => {
   });
   after(() => env.close());
 
-  const list = async (token: string, query: Record<string, string> = {}) => {
+  const list = async (token: string, query: Record<string, string | string[]> = {}) => {
     const response = await env.call('GET', '/v1/transactions', { token, query });
     assert.equal(response.statusCode, 200, response.body);
     return (response.json().results as { id: string }[]).map((r) => r.id);
@@ -59,6 +59,54 @@ describe('GET /v1/transactions and /v1/transactions/{id}', () => {
     assert.equal((await list(member.token, { wallet_id: row.wallet_id })).length, 3);
     const bad = await env.call('GET', '/v1/transactions', { token: member.token, query: { state: 'LOST' } });
     assert.equal(bad.statusCode, 400);
+  });
+
+  it("takes the real platform's filter names too: network_ids, tx_types, states, signers (repeated, any of)", async () => {
+    assert.deepEqual(await list(member.token, { network_ids: ['5', '31337'] }), [
+      ids.mint,
+      ids.funding,
+      ids.elsewhere,
+    ]);
+    assert.deepEqual(await list(member.token, { network_ids: '5' }), [ids.elsewhere]);
+    assert.deepEqual(await list(member.token, { tx_types: ['FUNDING', 'DEPLOY'] }), [ids.funding]);
+    assert.deepEqual(await list(member.token, { states: ['PENDING', 'QUEUED'], network_ids: '31337' }), [
+      ids.mint,
+      ids.funding,
+    ]);
+    assert.deepEqual(await list(member.token, { states: 'COMPLETED' }), []);
+    const signer = (
+      await env.database.db
+        .selectFrom('transactions')
+        .select('from_address')
+        .where('id', '=', ids.mint)
+        .executeTakeFirstOrThrow()
+    ).from_address;
+    // Any case: a signer is an address like any other (API.md §1).
+    assert.equal((await list(member.token, { signers: signer.toLowerCase() })).length, 3);
+    assert.deepEqual(await list(member.token, { signers: `0x${'ab'.repeat(20)}` }), []);
+    // Beside today's names, both apply.
+    assert.deepEqual(await list(member.token, { network_ids: ['5', '31337'], network_id: '5' }), [
+      ids.elsewhere,
+    ]);
+    const invalid: Record<string, string>[] = [
+      { states: 'LOST' },
+      { tx_types: 'NOPE' },
+      { network_ids: 'x' },
+      { signers: '0x12' },
+    ];
+    for (const query of invalid) {
+      assertError(
+        await env.call('GET', '/v1/transactions', { token: member.token, query }),
+        400,
+        'VALIDATION_FAILED',
+      );
+    }
+    const mixedCase = `0x${'aB'.repeat(20)}`;
+    assertError(
+      await env.call('GET', '/v1/transactions', { token: member.token, query: { signers: mixedCase } }),
+      400,
+      'VALIDATION_FAILED',
+    );
   });
 
   it('gets one with its state, addresses, value as a decimal string and empty chain fields while pending', async () => {
