@@ -175,11 +175,21 @@ export async function createNetwork(
     }
   });
 
-  await checkChainId(deps, body.id, config.url, ['/id', '/config/url']);
-  const client = deps.chain.forNetwork({ id: body.id, url: config.url });
-  const metadata = await Promise.all(
-    tokens.map((token, i) => readTokenMetadata(client, token.address, `/payment_tokens/${i}/address`)),
-  );
+  // A disabled network's node is not asked anything: an operator may register a network before
+  // its node is reachable. Its chain id is checked when it is enabled (editNetwork).
+  if (!body.enabled && tokens.length > 0)
+    throw validationFailed(
+      'payment tokens are added once the network is enabled (their symbol and decimals are read from its node)',
+      [{ path: '/payment_tokens', message: 'must be empty or absent while enabled is false' }],
+    );
+  let metadata: { symbol: string; decimals: number }[] = [];
+  if (body.enabled) {
+    await checkChainId(deps, body.id, config.url, ['/id', '/config/url']);
+    const client = deps.chain.forNetwork({ id: body.id, url: config.url });
+    metadata = await Promise.all(
+      tokens.map((token, i) => readTokenMetadata(client, token.address, `/payment_tokens/${i}/address`)),
+    );
+  }
 
   let network: NetworkRow;
   try {
@@ -206,7 +216,8 @@ export async function createNetwork(
 
 /**
  * Edits a network (platform admins). Null leaves a field as it is; `config` merges field by
- * field (gasStrategy too). A new `url` must answer with the network's chain id.
+ * field (gasStrategy too). An enabled network's node must answer with its chain id: checked when
+ * the network is enabled and when its url changes while enabled.
  */
 export async function editNetwork(
   db: Executor,
@@ -224,8 +235,14 @@ export async function editNetwork(
     const before = networkConfigOf(current);
     const config = mergeConfig(before, body.config);
     checkConfig(config, '/config');
-    if (config.url !== before.url) await checkChainId(deps, id, config.url, ['/config/url']);
     patch.config = config;
+  }
+  // The node must answer with the network's chain id whenever the network is (or becomes)
+  // enabled on a url not checked yet: on enabling, and on a url change while enabled.
+  const enabled = patch.enabled ?? current.enabled;
+  const url = patch.config?.url ?? networkConfigOf(current).url;
+  if (enabled && (!current.enabled || url !== networkConfigOf(current).url)) {
+    await checkChainId(deps, id, url, ['/config/url', ...(current.enabled ? [] : ['/enabled'])]);
   }
   const network = Object.keys(patch).length === 0 ? current : await repo.updateNetwork(db, id, patch);
   return { network, paymentTokens: await repo.listPaymentTokensOfNetworks(db, [id]) };

@@ -14,7 +14,7 @@ export const createNetworkRoute: RouteModule = (app, ctx) =>
         tags: ['Networks'],
         summary: 'Register a network (platform admins)',
         description:
-          'The node at config.url must answer eth_chainId with the network id (else 400; 502 when it does not answer). Payment tokens given here are added as by addPaymentToken, all or nothing.',
+          "An enabled network's node at config.url must answer eth_chainId with the network id (else 400 naming both ids; 502 when it does not answer). A network created with enabled false is stored without contacting its node (it may not be reachable yet); its chain id is checked when it is enabled, and it takes no payment_tokens until then (400). Payment tokens given here are added as by addPaymentToken, all or nothing.",
         body: CreateNetworkBody,
         response: { 201: Network },
       },

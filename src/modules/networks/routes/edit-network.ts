@@ -14,7 +14,7 @@ export const editNetworkRoute: RouteModule = (app, ctx) =>
         tags: ['Networks'],
         summary: 'Edit a network (platform admins)',
         description:
-          'Null leaves a field as it is; config merges field by field (gasStrategy too). A new config.url must answer eth_chainId with the network id.',
+          "Null leaves a field as it is; config merges field by field (gasStrategy too). When the network becomes enabled, or its config.url changes while it is enabled, the node must answer eth_chainId with the network id (else 400 naming both ids; 502 when it does not answer); a disabled network's url is not checked.",
         params: NetworkParams,
         body: EditNetworkBody,
         response: { 200: Network },

@@ -125,6 +125,24 @@ describe('networks', () => {
       assert.equal(await storedNetwork(2004), undefined);
     });
 
+    it('registers a disabled network without contacting its node (it may not answer yet)', async () => {
+      const response = await create(networkBody(2010, await deadNodeUrl(), { enabled: false }));
+      assert.equal(response.statusCode, 201, response.body);
+      assert.equal(response.json().enabled, false);
+      assert.equal((await storedNetwork(2010))?.enabled, false);
+    });
+
+    it('refuses payment tokens on a disabled network: their symbol and decimals are read from its node', async () => {
+      const response = await create(
+        networkBody(2011, await deadNodeUrl(), {
+          enabled: false,
+          payment_tokens: [{ address: `0x${'11'.repeat(20)}` }],
+        }),
+      );
+      assertFields(response, ['/payment_tokens']);
+      assert.equal(await storedNetwork(2011), undefined);
+    });
+
     it('answers 502 when the url answers HTTP but is no JSON-RPC node', async () => {
       const server = createServer((_request, response) => {
         response.writeHead(200, { 'content-type': 'text/html' }).end('<html>a web page</html>');
@@ -288,6 +306,24 @@ describe('networks', () => {
     async function edit(id: number, body: unknown, as = token) {
       return env.call('PATCH', `/v1/networks/${id}`, { token: as, body });
     }
+
+    it('checks the chain id when a disabled network is enabled: 400 naming both ids, 502 when it does not answer', async () => {
+      const created = await create(networkBody(4010, otherChain.rpcUrl, { enabled: false }));
+      assert.equal(created.statusCode, 201, created.body);
+      const mismatch = await edit(4010, { enabled: true });
+      assertFields(mismatch, ['/config/url', '/enabled']);
+      assert.match(mismatch.json().error.detail, /1337/);
+      assert.match(mismatch.json().error.detail, /4010/);
+      assert.equal((await storedNetwork(4010))?.enabled, false);
+      // While disabled, a url change is not checked either; enabling checks the new one.
+      const dead = await edit(4010, { config: { url: await deadNodeUrl() } });
+      assert.equal(dead.statusCode, 200, dead.body);
+      assertError(await edit(4010, { enabled: true }), 502, 'UPSTREAM_FAILED');
+      const node = await startNode(4010);
+      const enabled = await edit(4010, { enabled: true, config: { url: node.rpcUrl } });
+      assert.equal(enabled.statusCode, 200, enabled.body);
+      assert.equal(enabled.json().enabled, true);
+    });
 
     it('changes name, enabled and testnet; null or absent leaves each as it is', async () => {
       const { network } = await freshNetwork(4001, { name: 'Before', enabled: true, testnet: true });
