@@ -29,6 +29,8 @@ export interface Config {
   readonly dataDir: string;
   readonly secretKey: string;
   readonly devChain: boolean;
+  /** The dev chain's JSON-RPC port, fixed so wallets and scripts can be pointed at it; 0 = any free port. */
+  readonly devChainPort: number;
   readonly bootstrap: {
     readonly email: string | undefined;
     readonly password: string | undefined;
@@ -50,6 +52,8 @@ export class ConfigError extends Error {
 const isEmail = addFormats.default(new Ajv()).compile({ type: 'string', format: 'email' });
 const SECRET_KEY_FILE = 'secret-key';
 const MIN_SECRET_KEY_LENGTH = 32;
+/** The port wallets (MetaMask's "Localhost 8545") and tools (Hardhat, Foundry) expect of a dev node. */
+export const DEFAULT_DEV_CHAIN_PORT = 8545;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -123,6 +127,7 @@ export function parseConfig(
     '',
   );
   const devChain = boolean('DEV_CHAIN', embedded);
+  const devChainPort = integer('DEV_CHAIN_PORT', DEFAULT_DEV_CHAIN_PORT, 0, 65535);
   const smtpUrl = url('SMTP_URL', ['smtp:', 'smtps:']);
   const accessTokenTtlSeconds = integer('ACCESS_TOKEN_TTL', 3600, 60, 30 * 24 * 3600);
   const logLevel = oneOf('LOG_LEVEL', LOG_LEVELS, 'info');
@@ -159,6 +164,7 @@ export function parseConfig(
     dataDir,
     secretKey,
     devChain,
+    devChainPort,
     bootstrap: { email: bootstrapEmail?.toLowerCase(), password: bootstrapPassword, orgName },
     smtpUrl,
     accessTokenTtlSeconds,

@@ -1,6 +1,9 @@
+import { startBanner } from './banner.ts';
 import { ConfigError, parseConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startService } from './service.ts';
+
+const PARENT_POLL_MS = 250;
 
 /** Process entry: config → dependencies → api / worker / both. */
 async function main(): Promise<void> {
@@ -30,22 +33,28 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // `npm start` runs this process under a shell (`sh -c`), and npm passes a SIGTERM to that shell
+  // only, which dies without passing it on. When whoever started this process is gone, stop as on
+  // SIGTERM instead of running on as an orphan with PostgreSQL and anvil.
+  const parent = process.ppid;
+  if (parent > 1) {
+    setInterval(() => {
+      if (!isAlive(parent)) void shutdown('parent exited');
+    }, PARENT_POLL_MS).unref();
+  }
 
   // Printed even when a signal came during start-up: a generated password is shown only once.
   const service = await starting;
-  const lines = [`token issuance service (${config.role}) started`];
-  if (service.url) lines.push(`  listening on ${service.url}  (API docs: ${config.http.publicBaseUrl}/docs)`);
-  if (config.embedded) lines.push(`  embedded PostgreSQL data in ${config.dataDir}/postgres`);
-  if (service.devChainUrl) lines.push(`  dev chain (network 31337) at ${service.devChainUrl}`);
-  if (service.bootstrap) {
-    lines.push(`  bootstrap platform admin: ${service.bootstrap.email}`);
-    if (service.bootstrap.generatedPassword) {
-      lines.push(`  bootstrap password (shown once): ${service.bootstrap.generatedPassword}`);
-    }
+  process.stdout.write(startBanner(config, service));
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-  if (!config.smtpUrl)
-    lines.push(`  outgoing mail kept in the local mailbox: GET ${config.http.publicBaseUrl}/v1/mailbox`);
-  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 main().catch((error) => {

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { createTestClient, type Hex, http, parseEther } from 'viem';
 import { buildApp } from './app.ts';
 import { type BootstrapResult, bootstrapAdmin } from './bootstrap.ts';
-import { type DevChain, startDevChain } from './chain/dev-chain.ts';
+import { type DevAccount, type DevChain, startDevChain } from './chain/dev-chain.ts';
 import type { Config } from './config.ts';
 import { type AppContext, createAppContext, type Deps } from './context.ts';
 import { createDatabase, type DatabaseHandle } from './db/database.ts';
@@ -19,9 +19,17 @@ import { buildWorker, type Worker } from './worker.ts';
 export interface RunningService {
   readonly url: string | undefined;
   readonly bootstrap: BootstrapResult | undefined;
-  /** JSON-RPC url of the embedded dev chain, when DEV_CHAIN is on. */
-  readonly devChainUrl: string | undefined;
+  /** The embedded dev chain, when DEV_CHAIN is on. */
+  readonly devChain: RunningDevChain | undefined;
   stop(): Promise<void>;
+}
+
+export interface RunningDevChain {
+  readonly rpcUrl: string;
+  /** DEV_CHAIN_PORT, when it was in use and the chain took a free port instead. */
+  readonly portTaken: number | undefined;
+  /** The funded dev accounts a user may sign with: all but the platform wallet. */
+  readonly userAccounts: readonly DevAccount[];
 }
 
 /** Starts what the role asks for: database (embedded when no DATABASE_URL), migrations, API, worker. */
@@ -48,17 +56,24 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
 
     const ctx: AppContext = createAppContext(config, database.db, logger);
     stops.push(() => ctx.mail.close());
-    let devChainUrl: string | undefined;
+    let devChain: RunningDevChain | undefined;
     if (config.devChain) {
       // Started before the API and the worker, so it stops after them.
       const chain = await startDevChain({
+        // 0 means any free port, as for PORT.
+        ...(config.devChainPort !== 0 && { port: config.devChainPort, fallbackToFreePort: true }),
         statePath: path.join(config.dataDir, DEV_CHAIN_STATE_FILE),
         blockTimeSeconds: 1,
         logger: { info: (msg) => logger.info(msg), debug: (msg) => logger.debug(msg) },
       });
       stops.push(() => chain.stop());
-      await setUpDevChain(database.db, ctx, chain, bootstrap);
-      devChainUrl = chain.rpcUrl;
+      const platformAddress = await setUpDevChain(database.db, ctx, chain, bootstrap);
+      devChain = {
+        rpcUrl: chain.rpcUrl,
+        portTaken: chain.portTaken,
+        // The platform wallet signs the relayer's transactions: its key is never handed out.
+        userAccounts: chain.accounts.filter((a) => a.address.toLowerCase() !== platformAddress.toLowerCase()),
+      };
     }
     let url: string | undefined;
     if (config.role !== 'api') {
@@ -70,7 +85,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       stops.push(() => app.close());
       url = await app.listen({ port: config.http.port, host: config.http.host });
     }
-    return { url, bootstrap, devChainUrl, stop };
+    return { url, bootstrap, devChain, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -84,13 +99,14 @@ const DEV_PLATFORM_WALLET_FUNDS = parseEther('10000');
 /**
  * DESIGN.md "Embedded default": the dev chain is network 31337 (its url follows anvil's port),
  * the platform wallet is its first funded account, and the bootstrap organization can use it.
+ * Returns the platform wallet's address.
  */
 async function setUpDevChain(
   db: DatabaseHandle['db'],
   deps: Deps,
   chain: DevChain,
   bootstrap: BootstrapResult | undefined,
-): Promise<void> {
+): Promise<string> {
   const funded = chain.accounts[0];
   if (!funded) throw new Error('the dev chain has no funded account');
   const { network, created } = await db
@@ -115,6 +131,7 @@ async function setUpDevChain(
   if (organizationId !== undefined) {
     await db.transaction().execute((tx) => allowNetworkWithAutoFund(tx, organizationId, network.id));
   }
+  return wallet.address;
 }
 
 /** The organization of the first user: the bootstrap admin's (src/bootstrap.ts). */

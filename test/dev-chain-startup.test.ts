@@ -61,6 +61,8 @@ describe('dev chain at service start', () => {
   function configOf(site: Site) {
     return testConfig(site.databaseUrl, {
       DEV_CHAIN: 'true',
+      // Any free port: 8545 may be another developer's chain.
+      DEV_CHAIN_PORT: '0',
       DATA_DIR: site.dataDir,
       PORT: '0',
       HOST: '127.0.0.1',
@@ -70,7 +72,7 @@ describe('dev chain at service start', () => {
   async function start(site: Site): Promise<RunningService> {
     running = await startService(configOf(site), createLogger('silent'));
     assert.ok(running.url, 'the API is listening');
-    assert.ok(running.devChainUrl, 'the dev chain url is reported');
+    assert.ok(running.devChain?.rpcUrl, 'the dev chain url is reported');
     return running;
   }
 
@@ -136,7 +138,7 @@ describe('dev chain at service start', () => {
     // First start: everything is created.
     const site = await newSite();
     const first = await start(site);
-    const firstChainUrl = first.devChainUrl!;
+    const firstChainUrl = first.devChain!.rpcUrl;
     const token = await login(first);
     const network = await devNetworkOf(first, token);
     assert.equal(network.name, 'Dev chain (anvil)');
@@ -206,7 +208,7 @@ describe('dev chain at service start', () => {
 
     // Second start: the same network row (url updated), the same platform wallet, the same chain.
     const second = await start(site);
-    const secondChainUrl = second.devChainUrl!;
+    const secondChainUrl = second.devChain!.rpcUrl;
     const again = await devNetworkOf(second, await login(second));
     assert.equal(again.config.url, secondChainUrl);
     const rowAgain = await site.db
@@ -262,7 +264,7 @@ describe('dev chain at service start', () => {
         confirmations: row.config.confirmations,
         poa: row.config.poa,
       },
-      { name: 'Our anvil', testnet: false, url: service.devChainUrl, confirmations: 5, poa: true },
+      { name: 'Our anvil', testnet: false, url: service.devChain?.rpcUrl, confirmations: 5, poa: true },
     );
     const wallets = await platformWallets(site);
     assert.deepEqual(
@@ -270,7 +272,7 @@ describe('dev chain at service start', () => {
       [earlier.id],
     );
     assert.notEqual(earlier.address, FIRST_DEV_ACCOUNT);
-    const balance = await createChainClient(service.devChainUrl!).balance(earlier.address as Hex);
+    const balance = await createChainClient(service.devChain!.rpcUrl).balance(earlier.address as Hex);
     assert.ok(balance > 0n, `the earlier platform wallet is funded on the dev chain (${balance})`);
     // The bootstrap organization was created at this start: it gets the network.
     assert.deepEqual((await bootstrapOrganization(site)).network_ids, [DEV_CHAIN_ID]);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../src/lib/net.ts';
@@ -72,10 +73,10 @@ async function startService(dataDir: string): Promise<Started> {
     }, START_LIMIT_MS);
     const check = () => {
       // The banner is written in one piece once everything has started.
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      const match = /listening on (\S+)/.exec(stdout);
       if (match?.[1] && stdout.includes('outgoing mail kept')) {
         clearTimeout(timer);
-        resolve(match[1]);
+        resolve(`http://${match[1]}`);
       }
     };
     child.stdout?.on('data', check);
@@ -89,6 +90,10 @@ async function startService(dataDir: string): Promise<Started> {
     });
   });
   assert.equal(url, `http://127.0.0.1:${port}`);
+  assert.ok(
+    stdout.includes(`open http://localhost:${port}  (API docs: http://localhost:${port}/docs)`),
+    stdout,
+  );
   return { child, url, stdout: () => stdout, output: () => output };
 }
 
@@ -208,5 +213,116 @@ describe('npm start with no configuration (embedded default)', () => {
     assert.equal((await json(`${service.url}/readyz`)).status, 200);
 
     await stopCleanly(service);
+  });
+});
+
+/** anvil's first dev account, the platform wallet on a new dev chain: its key is never printed. */
+const PLATFORM_DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+/** anvil's second dev account, offered to the user. */
+const SECOND_DEV_ACCOUNT = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const SECOND_DEV_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+
+/** Every process below `pid` (children, their children, …). */
+function descendants(pid: number): number[] {
+  let listed: string;
+  try {
+    listed = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' });
+  } catch {
+    return []; // ps exits 1 when nothing matches.
+  }
+  const children = listed
+    .split('\n')
+    .map((line) => Number(line.trim()))
+    .filter((child) => child > 0);
+  return children.flatMap((child) => [child, ...descendants(child)]);
+}
+
+function commandName(pid: number): string {
+  try {
+    return execFileSync('ps', ['-o', 'comm=', '-p', String(pid)], { encoding: 'utf8' }).trim();
+  } catch {
+    return ''; // It has just exited.
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+describe('npm start, stopped by a SIGTERM to the npm process', () => {
+  let dataDir: string;
+  let holder: Server;
+  let tree: number[] = [];
+  before(() => {
+    dataDir = mkdtempSync('/tmp/tis-npm-start-');
+    chmodSync(dataDir, 0o755);
+    holder = createServer();
+  });
+  after(async () => {
+    for (const child of children) await stopService(child).catch(() => child.kill('SIGKILL'));
+    for (const pid of tree.filter(isAlive)) process.kill(pid, 'SIGKILL');
+    holder.close();
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  });
+
+  it('shows the dev chain on a free port when DEV_CHAIN_PORT is taken, offers the test accounts but not the platform key, and leaves no process behind', async () => {
+    // DEV_CHAIN_PORT is a port this test holds, so 8545 being free or not on this machine does not matter.
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const heldPort = (holder.address() as AddressInfo).port;
+    const npm = spawn('npm', ['start'], {
+      cwd: ROOT,
+      env: { ...serviceEnv(dataDir, 0), DEV_CHAIN: 'true', DEV_CHAIN_PORT: String(heldPort) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(npm);
+    npm.on('exit', () => children.delete(npm));
+    let stdout = '';
+    let stderr = '';
+    npm.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    npm.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    for (const deadline = Date.now() + START_LIMIT_MS; !stdout.includes('outgoing mail kept'); ) {
+      assert.equal(npm.exitCode, null, `npm start exited\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+      assert.ok(
+        Date.now() < deadline,
+        `no banner within ${START_LIMIT_MS} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+
+    const chainUrl = /dev chain \(network 31337\) at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
+    assert.ok(chainUrl, stdout);
+    assert.notEqual(chainUrl, `http://127.0.0.1:${heldPort}`);
+    assert.ok(stdout.includes(`port ${heldPort} is in use`), stdout);
+    const chainId = await fetch(chainUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+    }).then((response) => response.json() as Promise<{ result: string }>);
+    assert.equal(Number(chainId.result), 31337);
+    assert.ok(stdout.includes('PUBLIC keys'), stdout);
+    assert.ok(stdout.includes(`${SECOND_DEV_ACCOUNT}  private key ${SECOND_DEV_KEY}`), stdout);
+    assert.ok(!stdout.includes(PLATFORM_DEV_KEY), 'the platform wallet key is not printed');
+
+    assert.ok(npm.pid);
+    tree = descendants(npm.pid);
+    const names = new Set(tree.map(commandName));
+    for (const name of ['node', 'postgres', 'anvil'])
+      assert.ok(names.has(name), `${name} runs: ${[...names]}`);
+
+    await stopService(npm);
+    for (const deadline = Date.now() + STOP_LIMIT_MS; tree.some(isAlive) && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const survivors = tree.filter(isAlive).map((pid) => `${pid} ${commandName(pid)}`);
+    assert.deepEqual(survivors, [], 'processes left running after npm stopped');
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -163,6 +164,36 @@ describe('dev chain (anvil)', () => {
       await assert.rejects(startDevChain({ port, blockTimeSeconds: 0.2 }), /address already in use/i);
     } finally {
       await dev.stop();
+    }
+  });
+
+  it('listens on the requested port when it is free', async () => {
+    const port = await freePort();
+    const dev = await startDevChain({ port, fallbackToFreePort: true, blockTimeSeconds: 0.2 });
+    try {
+      assert.equal(dev.rpcUrl, `http://127.0.0.1:${port}`);
+      assert.equal(dev.portTaken, undefined);
+    } finally {
+      await dev.stop();
+    }
+  });
+
+  it('takes a free port instead of a requested one in use when asked to, and says which it wanted', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      const dev = await startDevChain({ port, fallbackToFreePort: true, blockTimeSeconds: 0.2 });
+      try {
+        assert.equal(dev.portTaken, port);
+        assert.notEqual(dev.rpcUrl, `http://127.0.0.1:${port}`);
+        const { publicClient } = clients(dev.rpcUrl, DEV_CHAIN_ID);
+        assert.equal(await publicClient.getChainId(), DEV_CHAIN_ID);
+      } finally {
+        await dev.stop();
+      }
+    } finally {
+      holder.close();
     }
   });
 

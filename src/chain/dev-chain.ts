@@ -24,6 +24,8 @@ import { freePort } from '../lib/net.ts';
 export interface DevChainOptions {
   /** Default: a free loopback port. */
   port?: number;
+  /** When `port` is in use, take a free port instead of failing (`DevChain.portTaken` says so). */
+  fallbackToFreePort?: boolean;
   /** Default 31337. */
   chainId?: number;
   /** Interval mining period; default 1 s (tests use 0.2 s). */
@@ -56,6 +58,8 @@ export interface DevAccount {
 export interface DevChain {
   readonly rpcUrl: string;
   readonly chainId: number;
+  /** The `port` asked for, when it was in use and a free port was taken instead. */
+  readonly portTaken: number | undefined;
   readonly pid: number;
   /** The funded dev accounts, derived from the mnemonic (m/44'/60'/0'/0/i, as anvil does). */
   readonly accounts: readonly DevAccount[];
@@ -101,8 +105,9 @@ export async function startDevChain(options: DevChainOptions = {}): Promise<DevC
   if (options.statePath) mkdirSync(path.dirname(options.statePath), { recursive: true });
 
   // A port picked by freePort() can be taken before anvil binds it: then pick another.
+  let port = options.port ?? (await freePort());
+  let portTaken: number | undefined;
   for (let attempt = 1; ; attempt++) {
-    const port = options.port ?? (await freePort());
     try {
       const { child, pid } = await launch(port, chainId, mnemonic, accountCount, options, logger);
       const rpcUrl = `http://127.0.0.1:${port}`;
@@ -110,14 +115,18 @@ export async function startDevChain(options: DevChainOptions = {}): Promise<DevC
       return {
         rpcUrl,
         chainId,
+        portTaken,
         pid,
         accounts,
         stop: () => stopChild(child),
       };
     } catch (error) {
-      const portTaken = error instanceof AnvilStartError && /address already in use/i.test(error.message);
-      if (!portTaken || options.port !== undefined || attempt >= START_ATTEMPTS) throw error;
-      logger.debug(`dev chain: port ${port} was taken, retrying`);
+      const taken = error instanceof AnvilStartError && /address already in use/i.test(error.message);
+      const askedFor = options.port !== undefined && port === options.port;
+      if (!taken || (askedFor && !options.fallbackToFreePort) || attempt >= START_ATTEMPTS) throw error;
+      if (askedFor) portTaken = port;
+      logger.info(`dev chain: port ${port} is taken, trying a free port`);
+      port = await freePort();
     }
   }
 }
