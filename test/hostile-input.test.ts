@@ -55,4 +55,49 @@ describe('hostile input', () => {
       }
     });
   });
+
+  describe('error answers are bounded', () => {
+    const MAX_ERROR_BYTES = 64 * 1024;
+
+    function login(body: string) {
+      return env.call('POST', '/v1/auth/login', { body, headers: { 'content-type': 'application/json' } });
+    }
+
+    it('answers a login body of 90,000 unknown fields with a few fields, under 64 KB', async () => {
+      const fields = Object.fromEntries(Array.from({ length: 90_000 }, (_, i) => [`f${i}`, 1]));
+      const response = await login(JSON.stringify({ email: 'a@example.test', password: 'x', ...fields }));
+      const error = assertError(response, 400, 'VALIDATION_FAILED');
+      assert.ok(response.rawPayload.length < MAX_ERROR_BYTES, `${response.rawPayload.length} bytes`);
+      assert.ok(error.fields && error.fields.length >= 1 && error.fields.length <= 21, response.body);
+    });
+
+    it('lists the first 20 problems and says how many more there were', async () => {
+      const fields = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}`, 1]));
+      const response = await login(
+        JSON.stringify({ email: 'a@example.test', password: 'xxxxxxxx', ...fields }),
+      );
+      const error = assertError(response, 400, 'VALIDATION_FAILED');
+      assert.deepEqual(
+        error.fields?.map((f) => f.path),
+        Array.from({ length: 20 }, (_, i) => `/f${i}`),
+      );
+      assert.match(error.detail, /\b30 more\b/);
+    });
+
+    it('shortens a field named by a key of 900 KB', async () => {
+      const response = await login(JSON.stringify({ ['k'.repeat(900_000)]: 1 }));
+      assertError(response, 400, 'VALIDATION_FAILED');
+      assert.ok(response.rawPayload.length < MAX_ERROR_BYTES, `${response.rawPayload.length} bytes`);
+    });
+
+    it('shortens fields named by keys of control characters (escaped six times longer in JSON)', async () => {
+      const keys = Array.from(
+        { length: 25 },
+        (_, i) => `${String.fromCharCode(1 + i)}${'\u0001'.repeat(6_000)}`,
+      );
+      const response = await login(JSON.stringify(Object.fromEntries(keys.map((k) => [k, 1]))));
+      assertError(response, 400, 'VALIDATION_FAILED');
+      assert.ok(response.rawPayload.length < MAX_ERROR_BYTES, `${response.rawPayload.length} bytes`);
+    });
+  });
 });
