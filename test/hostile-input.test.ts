@@ -100,4 +100,55 @@ describe('hostile input', () => {
       assert.ok(response.rawPayload.length < MAX_ERROR_BYTES, `${response.rawPayload.length} bytes`);
     });
   });
+
+  describe('numbers in query strings and paths are plain decimals', () => {
+    it('refuses hex, exponents, a leading + or 0 and whitespace in an integer query parameter', async () => {
+      for (const limit of ['0x10', '1e1', '+5', ' 5', '5 ', '05', '5.0', '']) {
+        const response = await env.call('GET', '/v1/networks', {
+          token: tenant.admin.token,
+          query: { limit },
+        });
+        assertFields(response, ['querystring:/limit']);
+      }
+    });
+
+    it('refuses them in an integer path parameter', async () => {
+      for (const id of ['0x10', '1e1', '+5', '05']) {
+        const response = await env.call('GET', `/v1/networks/${encodeURIComponent(id)}`, {
+          token: tenant.admin.token,
+        });
+        assertFields(response, ['params:/network_id']);
+      }
+    });
+
+    it('takes a plain decimal, and the default when the parameter is absent', async () => {
+      await env.insertNetwork(7001);
+      await env.insertNetwork(7002);
+      const one = await env.call('GET', '/v1/networks', { token: tenant.admin.token, query: { limit: '1' } });
+      assert.equal(one.statusCode, 200, one.body);
+      assert.equal(one.json().results.length, 1);
+      const all = await env.call('GET', '/v1/networks', { token: tenant.admin.token });
+      assert.equal(all.statusCode, 200, all.body);
+      assert.ok(all.json().results.length >= 2);
+      const network = await env.call('GET', '/v1/networks/7001', { token: tenant.admin.token });
+      assert.equal(network.statusCode, 200, network.body);
+    });
+
+    it('documents limit as optional, with its default', async () => {
+      const doc = (await env.call('GET', '/openapi.json')).json();
+      const limits = Object.values(doc.paths as Record<string, Record<string, Operation>>)
+        .flatMap((ops) => Object.values(ops))
+        .flatMap((op) => op.parameters ?? [])
+        .filter((p) => p.in === 'query' && p.name === 'limit');
+      assert.ok(limits.length > 10, `${limits.length} limit parameters`);
+      for (const limit of limits) {
+        assert.notEqual(limit.required, true, JSON.stringify(limit));
+        assert.equal(typeof limit.schema?.default, 'number', JSON.stringify(limit));
+      }
+    });
+  });
 });
+
+interface Operation {
+  parameters?: { in: string; name: string; required?: boolean; schema?: { default?: unknown } }[];
+}
