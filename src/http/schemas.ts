@@ -10,7 +10,12 @@ export const Uuid = Type.String({
   pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
   description: 'UUID',
 });
-export const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+// maxLength: ajv-formats' date-time takes any number of fraction digits.
+export const DateTime = Type.String({
+  format: 'date-time',
+  maxLength: 64,
+  description: 'ISO 8601 UTC with milliseconds',
+});
 export const Email = Type.String({ format: 'email', maxLength: 254 });
 export const Password = Type.String({ minLength: 8, maxLength: 256 });
 export const EthAddress = Type.String({
