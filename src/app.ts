@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
-import { Ajv } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyError } from 'fastify';
 import { sql } from 'kysely';
@@ -200,16 +200,72 @@ function registerOperationsRoutes(
   app.get('/openapi.json', { schema: hidden }, async () => app.swagger());
 }
 
-/** Bodies are validated strictly (no type coercion); query strings and paths coerce from text. */
+/**
+ * Bodies are validated strictly (no type coercion); query strings and paths coerce from text.
+ * A body is first checked up to its first error; only a body of at most
+ * FULLY_CHECKED_BODY_VALUES values is then checked again for every error (API.md §1 lists them
+ * all), so no body makes the validator collect a million errors or compare a huge array's items
+ * pairwise (`uniqueItems`) before its `maxItems` refuses it.
+ */
 function installValidation(app: App) {
-  const common = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false } as const;
-  const bodyAjv = addFormats.default(new Ajv({ ...common, coerceTypes: false }));
-  const textAjv = addFormats.default(new Ajv({ ...common, coerceTypes: 'array' }));
+  const common = { useDefaults: true, removeAdditional: false, strict: false } as const;
+  const firstErrorAjv = addFormats.default(new Ajv({ ...common, allErrors: false, coerceTypes: false }));
+  const bodyAjv = addFormats.default(new Ajv({ ...common, allErrors: true, coerceTypes: false }));
+  const textAjv = addFormats.default(new Ajv({ ...common, allErrors: true, coerceTypes: 'array' }));
   for (const schema of SHARED_SCHEMAS) {
+    firstErrorAjv.addSchema(schema);
     bodyAjv.addSchema(schema);
     textAjv.addSchema(schema);
   }
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema),
+    httpPart === 'body'
+      ? boundedBodyValidator(firstErrorAjv.compile(schema), bodyAjv.compile(schema))
+      : textAjv.compile(schema),
   );
+}
+
+const FULLY_CHECKED_BODY_VALUES = 1000;
+
+interface Validator {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
+function boundedBodyValidator(firstError: ValidateFunction, allErrors: ValidateFunction): Validator {
+  const validate: Validator = (data) => {
+    validate.errors = null;
+    if (firstError(data)) return true;
+    if (countValues(data, FULLY_CHECKED_BODY_VALUES) <= FULLY_CHECKED_BODY_VALUES) {
+      validate.errors = allErrors(data) ? firstError.errors : allErrors.errors;
+      return false;
+    }
+    validate.errors = [
+      ...(firstError.errors ?? []),
+      {
+        instancePath: '',
+        schemaPath: '#',
+        keyword: 'bound',
+        params: {},
+        message: `not checked further: the body has more than ${FULLY_CHECKED_BODY_VALUES} values`,
+      },
+    ];
+    return false;
+  };
+  return validate;
+}
+
+/** The number of values (every key's and item's) in a JSON value, counted up to just over `limit`. */
+function countValues(data: unknown, limit: number): number {
+  let count = 0;
+  const pending: unknown[] = [data];
+  while (pending.length > 0 && count <= limit) {
+    const value = pending.pop();
+    count++;
+    if (value !== null && typeof value === 'object')
+      for (const inner of Object.values(value)) {
+        if (count + pending.length > limit) return limit + 1;
+        pending.push(inner);
+      }
+  }
+  return count + pending.length;
 }

@@ -4,7 +4,7 @@ import { CLIENT_TOKEN_HEADER } from '../access/access.ts';
 import type { AppContext } from '../context.ts';
 import { type Authenticate, authorize } from './access.ts';
 import { sendError } from './error-reply.ts';
-import { ApiError, errorResponses } from './errors.ts';
+import { ApiError, errorResponses, type FieldError } from './errors.ts';
 import { beginIdempotentRequest, finishIdempotentRequest } from './idempotency.ts';
 import { IdempotencyKeyHeader } from './schemas.ts';
 import type { App, RouteModule } from './types.ts';
@@ -43,6 +43,16 @@ export function apiScope(
         throw new ApiError('VALIDATION_FAILED', 'the query string must not contain U+0000', {
           fields: [{ path: `querystring:${at}`, message: 'must not contain U+0000' }],
         });
+    });
+    // ajv's coerceTypes takes `0x10`, `1e1`, `+5` and ` 5` as numbers: a number in a query string
+    // or a path is a plain decimal, checked before the schema coerces it.
+    scope.addHook('preValidation', async (request) => {
+      const schema = request.routeOptions.schema;
+      const problem =
+        nonDecimalNumber(schema?.querystring, request.query, 'querystring') ??
+        nonDecimalNumber(schema?.params, request.params, 'params');
+      if (problem)
+        throw new ApiError('VALIDATION_FAILED', `the ${problem.part} is invalid`, { fields: [problem] });
     });
     scope.addHook('preHandler', async (request, reply) => {
       const key = request.headers['idempotency-key'];
@@ -179,4 +189,50 @@ function nulCharacterPath(value: unknown, path: string): string | undefined {
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+const DECIMAL_INTEGER = /^(0|-?[1-9][0-9]*)$/;
+const DECIMAL_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+/**
+ * The first text value of `values` whose property `schema` declares an integer or a number (in
+ * a union too) that is not written as a plain decimal, as a field of the error.
+ */
+function nonDecimalNumber(
+  schema: unknown,
+  values: unknown,
+  part: 'querystring' | 'params',
+): (FieldError & { part: string }) | undefined {
+  const properties = (schema as TSchema | undefined)?.properties as Record<string, TSchema> | undefined;
+  if (!properties || values === null || typeof values !== 'object') return undefined;
+  for (const [name, raw] of Object.entries(values)) {
+    const property = properties[name];
+    if (!property) continue;
+    const types = numericTypes(property);
+    if (types.size === 0) continue;
+    const pattern = types.has('number') ? DECIMAL_NUMBER : DECIMAL_INTEGER;
+    for (const text of Array.isArray(raw) ? raw : [raw]) {
+      if (typeof text === 'string' && !pattern.test(text))
+        return {
+          part,
+          path: `${part}:/${name}`,
+          message: types.has('number') ? 'must be a decimal number' : 'must be a decimal integer',
+        };
+    }
+  }
+  return undefined;
+}
+
+/** `integer` and `number` among the types a schema (its union members, its array items) takes. */
+function numericTypes(schema: TSchema): Set<string> {
+  const found = new Set<string>();
+  const visit = (s: TSchema | undefined) => {
+    if (!s || typeof s !== 'object') return;
+    const types = Array.isArray(s.type) ? s.type : [s.type];
+    for (const type of types) if (type === 'integer' || type === 'number') found.add(type);
+    for (const member of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) visit(member);
+    if (s.type === 'array') visit(s.items);
+  };
+  visit(schema);
+  return found;
 }

@@ -11,14 +11,29 @@ export function sendError(error: FastifyError | ApiError, request: FastifyReques
   if (apiError.options.retryAfterSeconds !== undefined)
     reply.header('retry-after', String(apiError.options.retryAfterSeconds));
   const body: ErrorBody = {
-    error: {
-      code: apiError.code,
-      detail: apiError.detail,
-      request_id: String(request.id),
-      ...(apiError.options.fields && { fields: apiError.options.fields }),
-    },
+    error: { code: apiError.code, request_id: String(request.id), ...boundedDetail(apiError) },
   };
   return reply.code(apiError.status).type('application/json; charset=utf-8').send(JSON.stringify(body));
+}
+
+const MAX_FIELDS = 20;
+const MAX_TEXT = 200;
+
+/**
+ * The detail and the first MAX_FIELDS fields, each text shortened, so no error answer exceeds
+ * 64 KB (20 fields of two 200-character texts, at six JSON bytes a character, plus the detail)
+ * however hostile the input it names; the detail says how many fields were left out.
+ */
+function boundedDetail(error: ApiError): Pick<ErrorBody['error'], 'detail' | 'fields'> {
+  const short = (text: string, max = MAX_TEXT) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+  const fields = error.options.fields;
+  if (!fields) return { detail: short(error.detail, 1000) };
+  const more = fields.length - MAX_FIELDS;
+  return {
+    detail:
+      short(error.detail, 1000) + (more > 0 ? ` (the first ${MAX_FIELDS} fields listed, ${more} more)` : ''),
+    fields: fields.slice(0, MAX_FIELDS).map((f) => ({ path: short(f.path), message: short(f.message) })),
+  };
 }
 
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', '57P01', '57P03', '53300', '08006', '08001']);

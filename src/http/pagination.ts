@@ -12,7 +12,10 @@ export const OrderDirection = Type.Union([Type.Literal('ASC'), Type.Literal('DES
 /** The query parameters every list operation takes; spread into the operation's query schema. */
 export function listQueryProperties(size: ListSize) {
   return {
-    limit: Type.Integer({ minimum: 1, maximum: MAX_LIMIT[size], default: 100 }),
+    // Optional in the document; the validator fills the default, so a handler always has a limit.
+    limit: Type.Unsafe<number>(
+      Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT[size], default: 100 })),
+    ),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
     order_direction: Type.Optional(OrderDirection),
   };

@@ -2,8 +2,20 @@ import { type SchemaOptions, type TLiteral, type TSchema, type TUnion, Type } fr
 
 /** Shapes shared by every module's schemas (API.md §1). */
 
-export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
-export const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+/**
+ * The canonical hyphenated form only, any case. A pattern, not `format: 'uuid'`: ajv-formats
+ * lets `urn:uuid:…` through, which PostgreSQL refuses (a 500 instead of a 400).
+ */
+export const Uuid = Type.String({
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  description: 'UUID',
+});
+// maxLength: ajv-formats' date-time takes any number of fraction digits.
+export const DateTime = Type.String({
+  format: 'date-time',
+  maxLength: 64,
+  description: 'ISO 8601 UTC with milliseconds',
+});
 export const Email = Type.String({ format: 'email', maxLength: 254 });
 export const Password = Type.String({ minLength: 8, maxLength: 256 });
 export const EthAddress = Type.String({

@@ -20,7 +20,12 @@ const MAX_INIT_CODE_BYTES = 49_152;
  * compilers add their own (`internalType`, `gas`…).
  */
 const AbiEntry = Type.Object(
-  { type: Type.String({ description: 'function, constructor, event, error, fallback or receive' }) },
+  {
+    type: Type.String({
+      maxLength: 64,
+      description: 'function, constructor, event, error, fallback or receive',
+    }),
+  },
   { additionalProperties: true, description: 'A JSON ABI entry (Solidity ABI specification)' },
 );
 

@@ -16,6 +16,11 @@ import { assertItemsOfOrganization } from './items.service.ts';
 
 /** Items one request may name (SERVICE-SPEC Limits: mint and transfer requests). */
 export const MAX_ITEMS_PER_REQUEST = 100;
+/**
+ * The schema's bound on a selector's arrays: above MAX_ITEMS_PER_REQUEST, so a request naming
+ * a few too many items is told TOO_MANY_ITEMS with their count; beyond it the validator refuses.
+ */
+const MAX_SELECTOR_ENTRIES = 10 * MAX_ITEMS_PER_REQUEST;
 
 const TokenRange = Type.Object(
   {
@@ -32,6 +37,7 @@ export const ITEM_SELECTOR_FIELDS = {
     Nullable(
       Type.Array(Uuid, {
         minItems: 1,
+        maxItems: MAX_SELECTOR_ENTRIES,
         uniqueItems: true,
         description: `At most ${MAX_ITEMS_PER_REQUEST}, all of one collection`,
       }),
@@ -47,6 +53,7 @@ export const ITEM_SELECTOR_FIELDS = {
     Nullable(
       Type.Array(Uint256, {
         minItems: 1,
+        maxItems: MAX_SELECTOR_ENTRIES,
         uniqueItems: true,
         description: `With collection_id: items named by token id; at most ${MAX_ITEMS_PER_REQUEST}; each must qualify`,
       }),
@@ -56,6 +63,7 @@ export const ITEM_SELECTOR_FIELDS = {
     Nullable(
       Type.Array(TokenRange, {
         minItems: 1,
+        maxItems: MAX_SELECTOR_ENTRIES,
         description: `With collection_id: inclusive ranges of token ids covering at most ${MAX_ITEMS_PER_REQUEST} ids; the qualifying items in them are taken, the others passed over`,
       }),
     ),

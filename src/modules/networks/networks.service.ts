@@ -7,7 +7,7 @@ import type { Executor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { NetworkConfig, NetworkRow, PaymentTokenRow } from '../../db/schema.ts';
 import { ApiError, type FieldError } from '../../http/errors.ts';
-import { checkedAddress } from '../../http/inputs.ts';
+import { checkedAddress, checkedUint256 } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import * as repo from './networks.repository.ts';
@@ -374,12 +374,15 @@ function checkConfig(config: NetworkConfig, at: string): void {
       { path: `${at}/url`, message: 'must be an http or https URL with a host' },
     ]);
   }
+  checkedUint256(config.autoFundAmount, `${at}/autoFundAmount`);
   const { maxFeePerGas, maxPriorityFeePerGas } = config.gasStrategy;
-  if (
-    maxFeePerGas !== null &&
-    maxPriorityFeePerGas !== null &&
-    BigInt(maxPriorityFeePerGas) > BigInt(maxFeePerGas)
-  ) {
+  const maxFee =
+    maxFeePerGas === null ? null : checkedUint256(maxFeePerGas, `${at}/gasStrategy/maxFeePerGas`);
+  const maxPriorityFee =
+    maxPriorityFeePerGas === null
+      ? null
+      : checkedUint256(maxPriorityFeePerGas, `${at}/gasStrategy/maxPriorityFeePerGas`);
+  if (maxFee !== null && maxPriorityFee !== null && maxPriorityFee > maxFee) {
     throw validationFailed('gasStrategy.maxPriorityFeePerGas cannot exceed gasStrategy.maxFeePerGas', [
       { path: `${at}/gasStrategy/maxPriorityFeePerGas`, message: 'must not exceed maxFeePerGas' },
     ]);

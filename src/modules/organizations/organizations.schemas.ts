@@ -3,7 +3,13 @@ import { CARD_PROVIDER_CONNECT_TYPES } from '../../db/enums.ts';
 import { listQueryProperties } from '../../http/pagination.ts';
 import { DateTime, EthAddress, Nullable, StringEnum, Uuid } from '../../http/schemas.ts';
 
-const ConnectType = StringEnum(CARD_PROVIDER_CONNECT_TYPES);
+// Typed as a string so ajv's uniqueItems compares by hash (linear), not item by item (quadratic).
+const ConnectType = StringEnum(CARD_PROVIDER_CONNECT_TYPES, { type: 'string' });
+/** Each connect type at most once, so no more of them than there are. */
+const ConnectTypes = Type.Array(ConnectType, {
+  uniqueItems: true,
+  maxItems: CARD_PROVIDER_CONNECT_TYPES.length,
+});
 const NetworkIds = Type.Array(Type.Integer({ minimum: 0, maximum: 2_147_483_647 }), {
   uniqueItems: true,
   maxItems: 1000,
@@ -56,7 +62,7 @@ export const EditOrganizationBody = Type.Object(
     is_enabled: Type.Optional(Nullable(Type.Boolean())),
     mfa_required: Type.Optional(Nullable(Type.Boolean())),
     network_ids: Type.Optional(Nullable(NetworkIds)),
-    card_provider_connect_types: Type.Optional(Nullable(Type.Array(ConnectType, { uniqueItems: true }))),
+    card_provider_connect_types: Type.Optional(Nullable(ConnectTypes)),
     identity_provider_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
     auto_fund: Type.Optional(Nullable(Type.Boolean())),
     domain: Type.Optional(Nullable(Domain)),

@@ -19,6 +19,9 @@ const DEFAULT_CONFIG = {
   txResubmitBlockCount: 3,
 };
 
+/** One above the largest Uint256. */
+const TWO_TO_256 = (2n ** 256n).toString();
+
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** API.md §3 G: networks (platform admin writes, any authenticated user reads). */
@@ -199,6 +202,15 @@ describe('networks', () => {
           '/config/gasStrategy/maxPriorityFeePerGas',
         ],
         [{ ...base, payment_tokens: [{ address: '0x1234' }] }, '/payment_tokens/0/address'],
+        [{ ...base, config: { url, autoFundAmount: TWO_TO_256 } }, '/config/autoFundAmount'],
+        [
+          { ...base, config: { url, gasStrategy: { maxFeePerGas: TWO_TO_256 } } },
+          '/config/gasStrategy/maxFeePerGas',
+        ],
+        [
+          { ...base, config: { url, gasStrategy: { maxPriorityFeePerGas: TWO_TO_256 } } },
+          '/config/gasStrategy/maxPriorityFeePerGas',
+        ],
       ];
       for (const [body, path] of cases) {
         const response = await create(body);
@@ -413,6 +425,9 @@ describe('networks', () => {
         { name: '' },
         { enabled: 'no' },
         { id: 5 },
+        { config: { autoFundAmount: TWO_TO_256 } },
+        { config: { gasStrategy: { maxFeePerGas: TWO_TO_256 } } },
+        { config: { gasStrategy: { maxPriorityFeePerGas: TWO_TO_256, maxFeePerGas: TWO_TO_256 } } },
       ];
       for (const body of cases) {
         const response = await edit(4006, body);

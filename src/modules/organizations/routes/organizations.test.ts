@@ -625,6 +625,39 @@ describe('organizations', () => {
       assert.equal((await env.call('GET', '/v1/me', { token: member.token })).statusCode, 200);
     });
 
+    it('refuses 100,000 connect types from an organization admin at once, without stalling the process', async () => {
+      const tenant = await env.createTenant();
+      const types = Array.from({ length: 100_000 }, (_, i) => i.toString(36));
+      const started = performance.now();
+      const response = await env.call('PATCH', `/v1/organizations/${tenant.organizationId}`, {
+        token: tenant.admin.token,
+        body: { card_provider_connect_types: types },
+      });
+      const elapsed = performance.now() - started;
+      assertError(response, 400, 'VALIDATION_FAILED');
+      assert.ok(elapsed < 2000, `took ${Math.round(elapsed)} ms`);
+    });
+
+    it('takes each connect type at most once, so at most one of each', async () => {
+      const org = await env.createOrganization();
+      const cases = [
+        ['STANDARD', 'STANDARD'],
+        ['STANDARD', 'EXPRESS', 'CUSTOM', 'STANDARD'],
+      ];
+      for (const types of cases) {
+        const response = await env.call('PATCH', `/v1/organizations/${org.id}`, {
+          token: env.platformAdmin.token,
+          body: { card_provider_connect_types: types },
+        });
+        assertError(response, 400, 'VALIDATION_FAILED');
+      }
+      const all = await env.call('PATCH', `/v1/organizations/${org.id}`, {
+        token: env.platformAdmin.token,
+        body: { card_provider_connect_types: ['CUSTOM', 'STANDARD', 'EXPRESS'] },
+      });
+      assert.equal(all.statusCode, 200, all.body);
+    });
+
     it('rejects invalid bodies with 400 VALIDATION_FAILED', async () => {
       const org = await env.createOrganization();
       const cases: unknown[] = [
