@@ -9,6 +9,7 @@ import { collectionOfSelection, parseItemSelection } from '../items/item-selecti
 import {
   broadcastHash,
   checkedQuantity,
+  checkedRecipient,
   contractForFlow,
   getTokenRequest,
   listTokenRequests,
@@ -47,10 +48,11 @@ export async function createMintRequests(
   principal: Principal,
   body: TokenRequestBody,
 ): Promise<MintRequest[]> {
-  const to = checkedAddress(body.to_address, '/to_address');
+  const address = checkedAddress(body.to_address, '/to_address');
   const selection = parseItemSelection(body);
   const collection = await collectionOfSelection(db, principal, selection);
   const contract = contractForFlow(collection, 'MINT');
+  const to = checkedRecipient(address, contract, '/to_address');
   const quantity = checkedQuantity(body.quantity, contract.tokenType);
   const items = await lockFlowItems(db, { collection, flow: 'MINT', selection, quantity });
   const views = await startTokenFlow(db, deps, { flow: 'MINT', collection, items, quantity, to });

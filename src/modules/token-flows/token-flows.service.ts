@@ -131,6 +131,26 @@ export function contractForFlow(collection: CollectionRow, flow: ItemFlow): Depl
   return contract;
 }
 
+/**
+ * The recipient of a mint or transfer, refused when no token can be sent there: the zero address
+ * (OpenZeppelin reverts with ERC721InvalidReceiver / ERC1155InvalidReceiver) and the contract
+ * itself (it implements no receiver hook, so the call reverts or the token is stranded). Refused
+ * up front, a 400 on the field, instead of a request accepted now that fails on chain later.
+ */
+export function checkedRecipient(to: Address, contract: DeployedContract, path: string): Address {
+  const refused =
+    to === zeroAddress
+      ? 'the zero address cannot receive tokens'
+      : to.toLowerCase() === contract.address.toLowerCase()
+        ? "the collection's own contract cannot receive its tokens"
+        : undefined;
+  if (refused !== undefined)
+    throw new ApiError('VALIDATION_FAILED', `${path.replace(/^\//, '')}: ${refused}`, {
+      fields: [{ path, message: refused }],
+    });
+  return to;
+}
+
 function encode(
   capability: CapabilityName,
   tokenType: TokenType,

@@ -10,6 +10,7 @@ import { collectionOfSelection, parseItemSelection } from '../items/item-selecti
 import {
   broadcastHash,
   checkedQuantity,
+  checkedRecipient,
   contractForFlow,
   getTokenRequest,
   listTokenRequests,
@@ -49,10 +50,11 @@ export async function createTransferRequests(
   principal: Principal,
   body: TokenRequestBody,
 ): Promise<TransferRequest[]> {
-  const to = checkedAddress(body.to_address, '/to_address');
+  const address = checkedAddress(body.to_address, '/to_address');
   const selection = parseItemSelection(body);
   const collection = await collectionOfSelection(db, principal, selection);
   const contract = contractForFlow(collection, 'TRANSFER');
+  const to = checkedRecipient(address, contract, '/to_address');
   const quantity = checkedQuantity(body.quantity, contract.tokenType);
   // Transfer records carry quantity as a JSON integer (SERVICE-SPEC "Mint request and transfer request").
   if (quantity > BigInt(Number.MAX_SAFE_INTEGER))
