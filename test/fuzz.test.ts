@@ -14,7 +14,8 @@ import { type Actor, setupTest, type TestEnv } from './harness.ts';
  * - bodies with enough invalid entries to make `fields` unbounded (many unknown properties or
  *   items: the error body's `fields` is being bounded),
  * - hex numbers (`0x10`) in query strings (query coercion),
- * - unbounded Uint256 strings in a network's config (networks module).
+ * - unbounded Uint256 strings in a network's config (networks module): network writes are a
+ *   platform admin's, and no platform admin is fuzzed here.
  */
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
@@ -347,6 +348,7 @@ describe('fuzz: malformed input on every operation', () => {
     const deadline = performance.now() + BUDGET_MS;
     let sent = 0;
     const statuses = new Map<number, number>();
+    const slow: { what: string; elapsed: number; options: InjectOptions }[] = [];
     for (let round = 0; performance.now() < deadline; round++) {
       for (const op of operations) {
         if (performance.now() >= deadline) break;
@@ -357,12 +359,13 @@ describe('fuzz: malformed input on every operation', () => {
         const search = Object.entries(query)
           .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${encode(k)}=${encode(x)}`))
           .join('&');
-        const response = await env.app.inject({
+        const options: InjectOptions = {
           method: op.method as InjectOptions['method'],
           url: search ? `${url}?${search}` : url,
           headers,
           ...(payload !== undefined && { payload }),
-        });
+        };
+        const response = await env.app.inject(options);
         const elapsed = performance.now() - started;
         sent++;
         statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
@@ -371,8 +374,19 @@ describe('fuzz: malformed input on every operation', () => {
           failures.push(`${response.statusCode} ${what}: ${response.body.slice(0, 300)}`);
         if (response.statusCode >= 400 && response.rawPayload.length > MAX_ERROR_BYTES)
           failures.push(`error of ${response.rawPayload.length} bytes: ${what}`);
-        if (elapsed > MAX_REQUEST_MS) failures.push(`${Math.round(elapsed)} ms: ${what}`);
+        if (elapsed > MAX_REQUEST_MS) slow.push({ what, elapsed, options });
       }
+    }
+    // A slow answer counts when it is slow again alone: on two shared cores a log in (argon2)
+    // can cross a second under the load of other test files, which says nothing of the input.
+    for (const { what, elapsed, options } of slow.slice(0, 50)) {
+      const again = performance.now();
+      // Another client address: the retry must not be answered by the log-in rate limit.
+      await env.app.inject({ ...options, remoteAddress: `10.251.${rng.int(250)}.${rng.int(250)}` });
+      const retried = performance.now() - again;
+      if (retried > MAX_REQUEST_MS)
+        failures.push(`${Math.round(elapsed)} ms, then ${Math.round(retried)} ms: ${what}`);
+      else t.diagnostic(`slow once (${Math.round(elapsed)} ms), ${Math.round(retried)} ms alone: ${what}`);
     }
     t.diagnostic(`${sent} requests over ${operations.length} operations`);
     t.diagnostic(
