@@ -10,7 +10,7 @@ import type { AppContext } from './context.ts';
 import { pendingMigrations } from './db/migrator.ts';
 import type { Authenticate } from './http/access.ts';
 import { apiScope, installJsonParser } from './http/api-scope.ts';
-import { DEFAULT_BODY_LIMIT_BYTES, sendError } from './http/error-reply.ts';
+import { DEFAULT_BODY_LIMIT_BYTES, sendError, writeClientError } from './http/error-reply.ts';
 import { ApiError, ErrorBody } from './http/errors.ts';
 import { createMetrics } from './http/metrics.ts';
 import { recordRoute } from './http/route-table.ts';
@@ -94,16 +94,41 @@ const PAGES: RouteModule[] = [landingPage];
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 
+/** Limits of the HTTP server; tests shorten them. */
+export interface HttpLimits {
+  /** Time to receive a whole request, headers and body (Node's requestTimeout). */
+  requestTimeoutMs: number;
+  /** How often Node checks requests against the timeout. */
+  connectionsCheckingIntervalMs: number;
+}
+
+const HTTP_LIMITS: HttpLimits = { requestTimeoutMs: 60_000, connectionsCheckingIntervalMs: 5_000 };
+
 /**
  * Fastify with every plugin and route, not listening: tests inject requests into it.
  * Three encapsulated scopes share the root's request ids, validation, metrics and OpenAPI:
  * the /v1 API (JSON), the webhooks (raw bodies) and the web pages (HTML). Operations routes
  * (/healthz, /readyz, /metrics, /openapi.json, /docs) sit at the root.
  */
-export async function buildApp(ctx: AppContext): Promise<App> {
+export async function buildApp(ctx: AppContext, limits: Partial<HttpLimits> = {}): Promise<App> {
+  const { requestTimeoutMs, connectionsCheckingIntervalMs } = { ...HTTP_LIMITS, ...limits };
+  let closing = false;
   const app = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
+    // A client gets requestTimeoutMs to send a whole request (headers and body) and is answered
+    // 408, so a slow sender cannot hold a connection. No connectionTimeout: it would cut a slow
+    // handler's socket without any answer; idle keep-alive sockets end at keepAliveTimeout.
+    requestTimeout: requestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(60_000, requestTimeoutMs),
+      connectionsCheckingInterval: connectionsCheckingIntervalMs,
+    },
+    clientErrorHandler: (error, socket) =>
+      writeClientError(error, socket, ctx.logger as FastifyBaseLogger, { requestTimeoutMs }),
+    // While closing, requests still arriving on open connections get the scope's own error
+    // answer (the JSON body, or the HTML page) from the onRequest hook below.
+    return503OnClosing: false,
     trustProxy: ctx.config.http.trustProxy,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -145,8 +170,12 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
 
   const metrics = createMetrics(ctx.db);
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) throw new ApiError('UNAVAILABLE', 'the service is shutting down; retry on another instance');
   });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';

@@ -56,6 +56,8 @@ export interface UsersTable {
   role_id: string;
   password_hash: string | null;
   active: Generated<boolean>;
+  /** Deactivated by a platform admin: only a platform admin may reactivate (migration 0008). */
+  deactivated_by_platform: Generated<boolean>;
   verified_at: NullableTimestamp;
   mfa_enabled: Generated<boolean>;
   mfa_secret: string | null;

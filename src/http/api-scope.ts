@@ -6,6 +6,7 @@ import { type Authenticate, authorize } from './access.ts';
 import { sendError } from './error-reply.ts';
 import { ApiError, errorResponses, type FieldError } from './errors.ts';
 import { beginIdempotentRequest, finishIdempotentRequest } from './idempotency.ts';
+import { signCursor, verifyCursor } from './pagination.ts';
 import { IdempotencyKeyHeader } from './schemas.ts';
 import type { App, RouteModule } from './types.ts';
 
@@ -35,6 +36,18 @@ export function apiScope(
     scope.addHook('onRoute', completeRouteSchema);
     scope.addHook('onRequest', async (request) => {
       await authorize(authenticate, request);
+    });
+    // List cursors are signed (pagination.ts signCursor): verified before the query schema runs,
+    // the route sees the payload; a list response's cursor is signed on its way out.
+    scope.addHook('preValidation', async (request) => {
+      if (!takesCursor(request.routeOptions.schema)) return;
+      const query = request.query as Record<string, unknown> | undefined;
+      if (typeof query?.cursor === 'string')
+        query.cursor = verifyCursor(ctx.keyring.cursorSigningKey, query.cursor);
+    });
+    scope.addHook('preSerialization', async (request, _reply, payload: unknown) => {
+      if (!takesCursor(request.routeOptions.schema) || !isPage(payload)) return payload;
+      return { ...payload, cursor: signCursor(ctx.keyring.cursorSigningKey, payload.cursor) };
     });
     // PostgreSQL text and jsonb cannot hold U+0000: refused up front, never a 500 from the database.
     scope.addHook('preValidation', async (request) => {
@@ -81,6 +94,22 @@ export function apiScope(
     scope.setErrorHandler((error: FastifyError, request, reply) => sendError(error, request, reply));
     for (const register of routes) register(scope, ctx);
   };
+}
+
+/** A list operation: its query string takes a `cursor` (pagination.ts listQueryProperties). */
+function takesCursor(schema: { querystring?: unknown } | undefined): boolean {
+  const query = schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+  return query?.properties?.cursor !== undefined;
+}
+
+function isPage(payload: unknown): payload is { cursor: string; has_more: boolean } {
+  return (
+    typeof payload === 'object' &&
+    payload !== null &&
+    'has_more' in payload &&
+    'cursor' in payload &&
+    typeof payload.cursor === 'string'
+  );
 }
 
 /**

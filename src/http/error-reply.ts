@@ -1,5 +1,14 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, type ErrorBody, type FieldError } from './errors.ts';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { uuidv7 } from '../lib/ids.ts';
+import {
+  ApiError,
+  type ErrorBody,
+  type FieldError,
+  TRANSPORT_ERROR_CODE,
+  type TransportStatus,
+} from './errors.ts';
 
 /** The body limit of the API (and of anything that names no other). */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -72,4 +81,54 @@ export function toApiError(error: FastifyError | ApiError, request: FastifyReque
     return new ApiError('UNAVAILABLE', 'the database is not available');
   }
   return new ApiError('INTERNAL', 'internal error');
+}
+
+/**
+ * Node's `clientError`: the parser refused the bytes (not HTTP, a request line or headers over
+ * its limit) or the request did not arrive within the request timeout. No request object exists
+ * yet, so a minimal response is written on the socket (with a request id of its own) and the
+ * connection closed, as Node does, with API.md §1's body instead of the framework's.
+ */
+export function writeClientError(
+  error: Error & { code?: string; rawPacket?: unknown },
+  socket: Duplex,
+  log: FastifyBaseLogger,
+  limits: { requestTimeoutMs: number },
+): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  let status: TransportStatus;
+  let detail: string;
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    status = 408;
+    detail = `the request was not received within ${limits.requestTimeoutMs} ms`;
+  } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+    // One limit covers the request line and the headers: the URL is to blame when it is the bulk.
+    const packet = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString('latin1') : '';
+    const lineEnd = packet.indexOf('\r\n');
+    const requestLine = lineEnd < 0 ? packet : packet.slice(0, lineEnd);
+    const urlTooLong =
+      /^[A-Z]+ /.test(requestLine) && requestLine.length > packet.length - requestLine.length;
+    status = urlTooLong ? 414 : 431;
+    detail = urlTooLong ? 'the URL is too long' : 'the request headers are too large';
+  } else {
+    status = 400;
+    detail = 'the request is not valid HTTP/1.1';
+  }
+  const requestId = uuidv7();
+  log.info({ err: error, reqId: requestId, status }, 'client error');
+  // A response already started on this connection (a request in progress) cannot be replaced.
+  const inProgress = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inProgress?.headersSent) {
+    const body: ErrorBody = { error: { code: TRANSPORT_ERROR_CODE[status], detail, request_id: requestId } };
+    const text = JSON.stringify(body);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(text)}\r\n` +
+        `x-request-id: ${requestId}\r\n` +
+        'Connection: close\r\n\r\n' +
+        text,
+    );
+  }
+  socket.destroy(error);
 }

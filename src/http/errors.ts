@@ -35,6 +35,20 @@ export const ERROR_STATUS = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/**
+ * The one exception to ERROR_STATUS: what Node's HTTP server refuses before Fastify or any route
+ * sees a request (error-reply.ts writeClientError) keeps its HTTP status, which clients and
+ * proxies act on, and carries the API.md §1 body with the code named here. A body over the limit
+ * and an unsupported media type reach Fastify and stay 400 like any other invalid request.
+ */
+export const TRANSPORT_ERROR_CODE = {
+  400: 'VALIDATION_FAILED',
+  408: 'VALIDATION_FAILED',
+  414: 'VALIDATION_FAILED',
+  431: 'VALIDATION_FAILED',
+} as const satisfies Record<number, ErrorCode>;
+export type TransportStatus = keyof typeof TRANSPORT_ERROR_CODE;
 export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
 
 export interface FieldError {

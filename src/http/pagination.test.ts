@@ -3,8 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { assertError } from '../../test/assertions.ts';
-import { setupTest, type TestEnv } from '../../test/harness.ts';
+import { setupTest, type TestEnv, testConfig } from '../../test/harness.ts';
+import { buildApp } from '../app.ts';
+import { createAppContext } from '../context.ts';
 import { uuidv7 } from '../lib/ids.ts';
+import { createLogger } from '../logger.ts';
 import { listQueryProperties } from './pagination.ts';
 
 interface Page {
@@ -205,7 +208,7 @@ describe('pagination', () => {
 
   it('refuses a garbage or forged cursor with 400 INVALID_CURSOR, never a 500', async () => {
     const real = (await list('/v1/organizations', { limit: '1' })).cursor!;
-    const payload = JSON.parse(Buffer.from(real, 'base64url').toString('utf8'));
+    const payload = JSON.parse(Buffer.from(real.split('.')[0]!, 'base64url').toString('utf8'));
     const forge = (patch: Record<string, unknown>) =>
       Buffer.from(JSON.stringify({ ...payload, ...patch })).toString('base64url');
     const encode = (text: string) => Buffer.from(text).toString('base64url');
@@ -230,5 +233,69 @@ describe('pagination', () => {
       const response = await env.call('GET', '/v1/organizations', { token, query: { cursor } });
       assertError(response, 400, 'INVALID_CURSOR');
     }
+  });
+  it('refuses a hand-made cursor with well-typed values: cursors are signed (HMAC), 400 INVALID_CURSOR', async () => {
+    const first = await list('/v1/organizations', { limit: '2' });
+    const real = first.cursor!;
+    const [body] = real.split('.');
+    const payload = JSON.parse(Buffer.from(body!, 'base64url').toString('utf8'));
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    // The fingerprint is kept, the keys are well typed: only the signature can tell them apart.
+    const handMade = [
+      body!,
+      encode({ ...payload, i: uuidv7() }),
+      encode({ ...payload, v: '2000-01-01T00:00:00.000Z' }),
+      `${encode({ ...payload, v: '2000-01-01T00:00:00.000Z' })}.${real.split('.')[1] ?? ''}`,
+      `${body}.${'A'.repeat(43)}`,
+      `${body}.`,
+    ];
+    for (const cursor of handMade) {
+      const response = await env.call('GET', '/v1/organizations', { token, query: { limit: '2', cursor } });
+      assertError(response, 400, 'INVALID_CURSOR', { what: cursor });
+    }
+    // A static list (the capability registry) signs its cursors too.
+    const capabilities = await list('/v1/public/capabilities', { limit: '2' });
+    const [capabilityBody] = capabilities.cursor!.split('.');
+    const capabilityPayload = JSON.parse(Buffer.from(capabilityBody!, 'base64url').toString('utf8'));
+    for (const cursor of [capabilityBody!, encode({ ...capabilityPayload, k: 'A' })]) {
+      const response = await env.call('GET', '/v1/public/capabilities', {
+        token,
+        query: { limit: '2', cursor },
+      });
+      assertError(response, 400, 'INVALID_CURSOR', { what: cursor });
+    }
+  });
+
+  it('honours a cursor on another instance with the same SECRET_KEY, and refuses it under another key', async () => {
+    const first = await list('/v1/organizations', { limit: '2' });
+    const expected = await list('/v1/organizations', { limit: '2', cursor: first.cursor! });
+    // An API key is a digest in the database: valid whatever SECRET_KEY an instance has.
+    const key = await env.call('POST', '/v1/api-keys', { token, body: { name: 'cursor instances' } });
+    assert.equal(key.statusCode, 201, key.body);
+    const apiKey = key.json().key as string;
+    const instance = async (overrides: Record<string, string>) => {
+      const ctx = createAppContext(
+        testConfig(env.databaseUrl, overrides),
+        env.database.db,
+        createLogger('silent'),
+      );
+      const app = await buildApp(ctx);
+      try {
+        return await app.inject({
+          method: 'GET',
+          url: '/v1/organizations',
+          headers: { 'x-api-key': apiKey },
+          query: { limit: '2', cursor: first.cursor! },
+        });
+      } finally {
+        await app.close();
+        await ctx.mail.close();
+      }
+    };
+    const same = await instance({});
+    assert.equal(same.statusCode, 200, same.body);
+    assert.deepEqual(same.json(), expected);
+    const other = await instance({ SECRET_KEY: 'another-secret-key-another-secret-key-000' });
+    assertError(other, 400, 'INVALID_CURSOR');
   });
 });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { type TSchema, Type } from '@sinclair/typebox';
 import { type SelectQueryBuilder, sql } from 'kysely';
 import { ApiError } from './errors.ts';
@@ -141,6 +141,33 @@ export function fingerprintOf(filters: Record<string, unknown>): string {
       .map((k) => [k, filters[k]]),
   );
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 16);
+}
+
+/**
+ * A cursor as the API hands it out: `<payload>.<HMAC-SHA256 of the payload>`, base64url both.
+ * `paginate` and `paginateStatic` know no key; the API scope signs the `cursor` of every list
+ * response and verifies the `cursor` query parameter before the route sees it, so a position the
+ * service did not issue (however well typed) is INVALID_CURSOR. The key comes from SECRET_KEY, so
+ * every instance sharing it honours the others' cursors.
+ */
+export function signCursor(key: Uint8Array, cursor: string): string {
+  return `${cursor}.${cursorMac(key, cursor)}`;
+}
+
+/** The payload of a cursor signed by `signCursor` with this key; anything else is INVALID_CURSOR. */
+export function verifyCursor(key: Uint8Array, signed: string): string {
+  const dot = signed.lastIndexOf('.');
+  if (dot > 0) {
+    const cursor = signed.slice(0, dot);
+    const given = Buffer.from(signed.slice(dot + 1));
+    const expected = Buffer.from(cursorMac(key, cursor));
+    if (given.length === expected.length && timingSafeEqual(given, expected)) return cursor;
+  }
+  throw new ApiError('INVALID_CURSOR', 'cursor is not one this service issued');
+}
+
+function cursorMac(key: Uint8Array, cursor: string): string {
+  return createHmac('sha256', key).update(cursor).digest('base64url');
 }
 
 export function encodeCursor(payload: object): string {

@@ -7,6 +7,8 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } f
 export interface Keyring {
   /** HMAC key for access and MFA tokens (HS256). */
   readonly tokenSigningKey: Uint8Array;
+  /** HMAC key for list cursors (HMAC-SHA256): a client cannot make up a page position. */
+  readonly cursorSigningKey: Uint8Array;
   encrypt(plaintext: string): string;
   decrypt(ciphertext: string): string;
 }
@@ -19,6 +21,7 @@ export function createKeyring(secretKey: string): Keyring {
   const encryptionKey = derive('encryption-at-rest');
   return {
     tokenSigningKey: derive('token-signing'),
+    cursorSigningKey: derive('cursor-signing'),
     // AES-256-GCM; stored as v1.<iv>.<tag>.<ciphertext>, each base64url.
     encrypt(plaintext) {
       const iv = randomBytes(12);

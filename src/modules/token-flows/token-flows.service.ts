@@ -106,10 +106,11 @@ export async function requestTokens(
   body: TokenRequestBody,
   options: { maxQuantity?: bigint } = {},
 ): Promise<repo.TokenRequestView[]> {
-  const to = checkedAddress(body.to_address, '/to_address');
+  const address = checkedAddress(body.to_address, '/to_address');
   const selection = parseItemSelection(body);
   const collection = await collectionOfSelection(db, principal, selection);
   const contract = contractForFlow(collection, flow);
+  const to = checkedRecipient(address, contract, '/to_address');
   const quantity = checkedQuantity(body.quantity, contract.tokenType);
   if (options.maxQuantity !== undefined && quantity > options.maxQuantity)
     throw new ApiError('VALIDATION_FAILED', `quantity is at most ${options.maxQuantity} here`, {
@@ -177,6 +178,26 @@ export function contractForFlow(collection: CollectionRow, flow: ItemFlow): Depl
   if (flow === 'MINT') mintMethodOf(contract, collection.token_id_assignment_strategy === 'EXTERNAL');
   else assertTokenCapability(contract.capabilities, contract.tokenType);
   return contract;
+}
+
+/**
+ * The recipient of a mint or transfer, refused when no token can be sent there: the zero address
+ * (OpenZeppelin reverts with ERC721InvalidReceiver / ERC1155InvalidReceiver) and the contract
+ * itself (it implements no receiver hook, so the call reverts or the token is stranded). Refused
+ * up front, a 400 on the field, instead of a request accepted now that fails on chain later.
+ */
+export function checkedRecipient(to: Address, contract: DeployedContract, path: string): Address {
+  const refused =
+    to === zeroAddress
+      ? 'the zero address cannot receive tokens'
+      : to.toLowerCase() === contract.address.toLowerCase()
+        ? "the collection's own contract cannot receive its tokens"
+        : undefined;
+  if (refused !== undefined)
+    throw new ApiError('VALIDATION_FAILED', `${path.replace(/^\//, '')}: ${refused}`, {
+      fields: [{ path, message: refused }],
+    });
+  return to;
 }
 
 function encode(

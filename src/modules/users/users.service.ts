@@ -117,7 +117,11 @@ export async function editUser(
   id: string,
   body: EditUserBody,
 ): Promise<UserRow> {
-  const target = await getUser(db, principal, id);
+  await getUser(db, principal, id);
+  // Locked: a concurrent deactivation by a platform admin cannot be undone by an edit that read
+  // the row before it.
+  const target = await repo.findUserByIdForUpdate(db, id);
+  if (!target) throw new ApiError('NOT_FOUND', 'user not found');
   const targetIsPlatformAdmin = roleNameOf(target.role_id) === 'PLATFORM_ADMIN';
   if (targetIsPlatformAdmin && !isPlatformAdmin(principal)) {
     throw new ApiError('FORBIDDEN', 'only a platform admin may edit a platform admin');
@@ -132,6 +136,21 @@ export async function editUser(
   const patch: UserUpdate = {};
   if (body.role_id !== undefined) patch.role_id = body.role_id;
   if (body.active !== undefined) patch.active = body.active;
+  // A platform admin's deactivation is the platform's to undo: an org admin cannot reactivate.
+  if (
+    body.active === true &&
+    !target.active &&
+    target.deactivated_by_platform &&
+    !isPlatformAdmin(principal)
+  ) {
+    throw new ApiError(
+      'FORBIDDEN',
+      'only a platform admin may reactivate a user a platform admin deactivated',
+    );
+  }
+  if (body.active === true) patch.deactivated_by_platform = false;
+  // The mark records who took the user's access away; deactivating again never clears it.
+  if (body.active === false && isPlatformAdmin(principal)) patch.deactivated_by_platform = true;
   // Deactivation ends every session and API key of the user at once, for good: reactivation
   // needs a new log in and new keys.
   if (body.active === false && target.active) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { decodeFunctionData, getAddress, type Hex } from 'viem';
+import { decodeFunctionData, getAddress, type Hex, zeroAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import {
   completedTransactionColumns,
@@ -149,6 +149,18 @@ describe('mint requests (database level: selection, rules, reservations, records
       { collection_id: c.id, token_ids: ['01'] },
     ];
     for (const body of cases) await expectError(body, 400, 'VALIDATION_FAILED');
+  });
+
+  it('refuses a recipient no token can be sent to: the zero address and the contract itself', async () => {
+    const c = await collection();
+    const [item] = await items(c, 1);
+    for (const to_address of [zeroAddress, c.contract_address!, c.contract_address!.toLowerCase()]) {
+      const error = await expectError({ item_id: item!.id, to_address }, 400, 'VALIDATION_FAILED');
+      assert.deepEqual(
+        error.fields?.map((f) => f.path),
+        ['/to_address'],
+      );
+    }
   });
 
   it("answers 404 for unknown items and another organization's items or collection", async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { decodeFunctionData, getAddress, type Hex } from 'viem';
+import { decodeFunctionData, getAddress, type Hex, zeroAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import {
   completedTransactionColumns,
@@ -95,6 +95,18 @@ describe('transfer requests (database level: selection, rules, reservations, rec
     const c1155 = await erc1155Collection();
     const [unit] = await held(c1155, 1, { maxSupply: 10n });
     await expectError({ item_id: unit!.id, quantity: (2n ** 53n).toString() }, 400, 'VALIDATION_FAILED');
+  });
+
+  it('refuses a recipient no token can be sent to: the zero address and the contract itself', async () => {
+    const c = await collection();
+    const [item] = await held(c, 1);
+    for (const to_address of [zeroAddress, c.contract_address!, c.contract_address!.toLowerCase()]) {
+      const error = await expectError({ item_id: item!.id, to_address }, 400, 'VALIDATION_FAILED');
+      assert.deepEqual(
+        error.fields?.map((f) => f.path),
+        ['/to_address'],
+      );
+    }
   });
 
   it('needs a deployed token contract and answers 404 across organizations', async () => {

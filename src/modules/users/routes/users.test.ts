@@ -509,6 +509,47 @@ describe('users', () => {
       assert.equal((await env.call('GET', '/v1/me', { token: fresh })).statusCode, 200);
     });
 
+    it("lets only a platform admin undo a platform admin's deactivation; an org admin undoes its own", async () => {
+      const org = await env.createOrganization();
+      const admin = await env.createUser(org.id, 'ORG_ADMIN');
+      const member = await env.createUser(org.id, 'ORG_MEMBER');
+      const patch = (token: string, body: Record<string, unknown>) =>
+        env.call('PATCH', `/v1/users/${member.user.id}`, { token, body });
+      const activeNow = async () =>
+        (
+          await env.database.db
+            .selectFrom('users')
+            .select('active')
+            .where('id', '=', member.user.id)
+            .executeTakeFirstOrThrow()
+        ).active;
+
+      assert.equal((await patch(env.platformAdmin.token, { active: false })).statusCode, 200);
+      assertError(await patch(admin.token, { active: true }), 403, 'FORBIDDEN');
+      assert.equal(await activeNow(), false);
+      // Deactivating again, or editing the role, does not clear the platform admin's decision.
+      assert.equal((await patch(admin.token, { active: false })).statusCode, 200);
+      assert.equal((await patch(admin.token, { role_id: ROLE_IDS.ORG_MEMBER })).statusCode, 200);
+      assertError(await patch(admin.token, { active: true }), 403, 'FORBIDDEN');
+      assert.equal(await activeNow(), false);
+
+      const undone = await patch(env.platformAdmin.token, { active: true });
+      assert.equal(undone.statusCode, 200, undone.body);
+      assert.equal(await activeNow(), true);
+
+      // The org admin's own deactivation stays the org admin's to undo (or the platform's).
+      assert.equal((await patch(admin.token, { active: false })).statusCode, 200);
+      const own = await patch(admin.token, { active: true });
+      assert.equal(own.statusCode, 200, own.body);
+      assert.equal(await activeNow(), true);
+
+      // A platform admin deactivating an already deactivated user takes the decision over.
+      assert.equal((await patch(admin.token, { active: false })).statusCode, 200);
+      assert.equal((await patch(env.platformAdmin.token, { active: false })).statusCode, 200);
+      assertError(await patch(admin.token, { active: true }), 403, 'FORBIDDEN');
+      assert.equal(await activeNow(), false);
+    });
+
     it('does not let users deactivate themselves or change their own role (409 INVALID_STATE)', async () => {
       const org = await env.createOrganization();
       const admin = await env.createUser(org.id, 'ORG_ADMIN');
