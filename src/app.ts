@@ -13,6 +13,8 @@ import { apiScope, installJsonParser } from './http/api-scope.ts';
 import { DEFAULT_BODY_LIMIT_BYTES, sendError, writeClientError } from './http/error-reply.ts';
 import { ApiError, ErrorBody } from './http/errors.ts';
 import { createMetrics } from './http/metrics.ts';
+import { addExamples } from './http/openapi-examples.ts';
+import { addOverview } from './http/openapi-overview.ts';
 import { recordRoute } from './http/route-table.ts';
 import type { App, RouteModule } from './http/types.ts';
 import { WEBHOOKS_PREFIX, webhooksScope } from './http/webhooks-scope.ts';
@@ -28,14 +30,27 @@ import {
   contractFunctionSchemas,
 } from './modules/contract-functions/routes/index.ts';
 import { contractRoutes } from './modules/contracts/routes/index.ts';
+import { emailClaimRoutes, emailClaimSchemas } from './modules/email-claims/routes/index.ts';
+import {
+  emailIntegrationRoutes,
+  emailIntegrationSchemas,
+} from './modules/email-integrations/routes/index.ts';
+import { emailTemplateRoutes, emailTemplateSchemas } from './modules/email-templates/routes/index.ts';
 import { itemTypeRoutes, itemTypeSchemas } from './modules/item-types/routes/index.ts';
 import { itemRoutes, itemSchemas } from './modules/items/routes/index.ts';
+import { listingRoutes, listingSchemas } from './modules/listings/routes/index.ts';
 import { mailRoutes } from './modules/mail/routes/index.ts';
+import {
+  marketingCampaignRoutes,
+  marketingCampaignSchemas,
+} from './modules/marketing-campaigns/routes/index.ts';
 import { metadataRoutes, metadataSchemas } from './modules/metadata/routes/index.ts';
 import { mintRequestRoutes, mintRequestSchemas } from './modules/mint-requests/routes/index.ts';
+import { mintVoucherRoutes } from './modules/mint-vouchers/routes/index.ts';
 import { networkRoutes } from './modules/networks/routes/index.ts';
 import { Organization, PayoutConfig } from './modules/organizations/organizations.schemas.ts';
 import { organizationRoutes } from './modules/organizations/routes/index.ts';
+import { purchaseIntentRoutes, purchaseIntentSchemas } from './modules/purchase-intents/routes/index.ts';
 import { roleRoutes } from './modules/roles/routes/index.ts';
 import { transactionRoutes } from './modules/transactions/routes/index.ts';
 import { Transaction } from './modules/transactions/transactions.schemas.ts';
@@ -43,6 +58,8 @@ import { transferRequestRoutes, transferRequestSchemas } from './modules/transfe
 import { userRoutes } from './modules/users/routes/index.ts';
 import { User } from './modules/users/users.schemas.ts';
 import { walletRoutes } from './modules/wallets/routes/index.ts';
+import { webhookRoutes, webhookSchemas } from './modules/webhooks/routes/index.ts';
+import { claimPage } from './web/pages/claim.ts';
 import { landingPage } from './web/pages/landing.ts';
 import { SERVICE_NAME } from './web/site.ts';
 import { sendHtmlError, wantsHtml, webScope } from './web/web-scope.ts';
@@ -64,6 +81,13 @@ const SHARED_SCHEMAS: TSchema[] = [
   ...mintRequestSchemas,
   ...transferRequestSchemas,
   ...metadataSchemas,
+  ...emailClaimSchemas,
+  ...emailIntegrationSchemas,
+  ...marketingCampaignSchemas,
+  ...emailTemplateSchemas,
+  ...webhookSchemas,
+  ...listingSchemas,
+  ...purchaseIntentSchemas,
 ];
 
 const ROUTES = [
@@ -75,6 +99,7 @@ const ROUTES = [
   ...walletRoutes,
   ...networkRoutes,
   ...mailRoutes,
+  ...emailIntegrationRoutes,
   ...transactionRoutes,
   ...contractRoutes,
   ...collectionRoutes,
@@ -84,13 +109,20 @@ const ROUTES = [
   ...mintRequestRoutes,
   ...transferRequestRoutes,
   ...metadataRoutes,
+  ...emailClaimRoutes,
+  ...mintVoucherRoutes,
+  ...marketingCampaignRoutes,
+  ...emailTemplateRoutes,
+  ...webhookRoutes,
+  ...listingRoutes,
+  ...purchaseIntentRoutes,
 ];
 
 /** Routes of the webhooks scope (`/v1/webhooks/…`): provider events, on their raw bodies. */
 const WEBHOOK_ROUTES: RouteModule[] = [];
 
 /** Server-rendered pages of the web scope (outside /v1). */
-const PAGES: RouteModule[] = [landingPage];
+const PAGES: RouteModule[] = [landingPage, claimPage];
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 
@@ -135,7 +167,7 @@ export async function buildApp(ctx: AppContext, limits: Partial<HttpLimits> = {}
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : uuidv7();
     },
     // Requests refused before routing (a malformed URL, an over-long path parameter) still get
-    // the error body of API.md §1 and their request id.
+    // the error body (docs/api.md#errors) and their request id.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
       return sendError(error, request, reply);
@@ -154,8 +186,8 @@ export async function buildApp(ctx: AppContext, limits: Partial<HttpLimits> = {}
       info: {
         title: `${SERVICE_NAME} API`,
         version: '1.0.0',
-        description:
-          'Issue and sell NFTs: collections, items, mint and transfer, email claims, sales, email.',
+        // Replaced by the getting-started of http/openapi-overview.ts (transformObject below).
+        description: '',
       },
       servers: [{ url: ctx.config.http.publicBaseUrl }],
       components: {
@@ -165,6 +197,9 @@ export async function buildApp(ctx: AppContext, limits: Partial<HttpLimits> = {}
         },
       },
     },
+    // The overview and every operation's example are added to the built document, not to routes.
+    transformObject: (document) =>
+      'openapiObject' in document ? addOverview(addExamples(document.openapiObject)) : document.swaggerObject,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `Schema${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
@@ -232,8 +267,8 @@ function registerOperationsRoutes(
 /**
  * Bodies are validated strictly (no type coercion); query strings and paths coerce from text.
  * A body is first checked up to its first error; only a body of at most
- * FULLY_CHECKED_BODY_VALUES values is then checked again for every error (API.md §1 lists them
- * all), so no body makes the validator collect a million errors or compare a huge array's items
+ * FULLY_CHECKED_BODY_VALUES values is then checked again for every error (the error body lists
+ * them all), so no body makes the validator collect a million errors or compare a huge array's items
  * pairwise (`uniqueItems`) before its `maxItems` refuses it.
  */
 function installValidation(app: App) {
@@ -248,7 +283,7 @@ function installValidation(app: App) {
   }
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body'
-      ? boundedBodyValidator(firstErrorAjv.compile(schema), bodyAjv.compile(schema))
+      ? boundedBodyValidator(firstErrorAjv.compile(schema), () => bodyAjv.compile(schema))
       : textAjv.compile(schema),
   );
 }
@@ -260,11 +295,18 @@ interface Validator {
   errors?: ErrorObject[] | null;
 }
 
-function boundedBodyValidator(firstError: ValidateFunction, allErrors: ValidateFunction): Validator {
+/** The every-error validator is compiled on a body's first failure: most routes never need it. */
+function boundedBodyValidator(
+  firstError: ValidateFunction,
+  compileAllErrors: () => ValidateFunction,
+): Validator {
+  let allErrorsValidator: ValidateFunction | undefined;
   const validate: Validator = (data) => {
     validate.errors = null;
     if (firstError(data)) return true;
     if (countValues(data, FULLY_CHECKED_BODY_VALUES) <= FULLY_CHECKED_BODY_VALUES) {
+      allErrorsValidator ??= compileAllErrors();
+      const allErrors = allErrorsValidator;
       validate.errors = allErrors(data) ? firstError.errors : allErrors.errors;
       return false;
     }

@@ -40,7 +40,7 @@ async function everyone(database: DatabaseHandle) {
   return { users, organizations };
 }
 
-describe('bootstrap admin (API.md §2)', () => {
+describe('bootstrap admin (docs/api.md#authentication-and-roles)', () => {
   const cleanups: (() => Promise<void>)[] = [];
   let dataDir: string;
   before(() => {

@@ -21,9 +21,9 @@ export interface BootstrapResult {
 }
 
 /**
- * API.md §2: with no user at all, create the first platform admin and its organization, from
- * BOOTSTRAP_ADMIN_* or, in the embedded mode, generated. Runs under a lock so two instances
- * starting together create one admin.
+ * docs/api.md#authentication-and-roles: with no user at all, create the first platform admin and
+ * its organization, from BOOTSTRAP_ADMIN_* or, in the embedded mode, generated. Runs under a lock
+ * so two instances starting together create one admin.
  */
 export async function bootstrapAdmin(db: Executor, config: Config): Promise<BootstrapResult | undefined> {
   return db.transaction().execute(async (tx) => {

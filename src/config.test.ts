@@ -7,6 +7,7 @@ import { ConfigError, parseConfig, readOrCreateSecretKey } from './config.ts';
 
 const SECRET = 'a-secret-key-of-at-least-32-characters!!';
 const DATABASE_URL = 'postgres://app@db.internal:5432/tokens';
+const CA_PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 const noKeyFile = (): string => assert.fail('the embedded secret key must not be read here');
 
 function configError(
@@ -33,7 +34,7 @@ describe('parseConfig', () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('applies the defaults of API.md §8 in the embedded mode', () => {
+  it('applies the defaults of docs/configuration.md in the embedded mode', () => {
     const config = parseConfig({}, () => SECRET);
     assert.deepEqual(config, {
       http: { port: 8080, host: '0.0.0.0', publicBaseUrl: 'http://localhost:8080', trustProxy: false },
@@ -46,6 +47,10 @@ describe('parseConfig', () => {
       devChainPort: 8545,
       bootstrap: { email: undefined, password: undefined, orgName: 'Platform' },
       smtpUrl: undefined,
+      mail: { mailgunApiBase: undefined, sesEndpoint: undefined, smtpTlsCa: undefined },
+      platformName: 'Tokens',
+      webhooks: { allowPrivateUrls: true },
+      platformFeeAddress: undefined,
       accessTokenTtlSeconds: 3600,
       logLevel: 'info',
     });
@@ -59,6 +64,21 @@ describe('parseConfig', () => {
     assert.equal(config.secretKey, SECRET);
   });
 
+  it('allows private webhook URLs only in the embedded mode unless WEBHOOK_ALLOW_PRIVATE_URLS says so', () => {
+    assert.equal(
+      parseConfig({ DATABASE_URL, SECRET_KEY: SECRET }, noKeyFile).webhooks.allowPrivateUrls,
+      false,
+    );
+    const allowed = parseConfig(
+      { DATABASE_URL, SECRET_KEY: SECRET, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+      noKeyFile,
+    );
+    assert.equal(allowed.webhooks.allowPrivateUrls, true);
+    const refused = parseConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: 'false' }, () => SECRET);
+    assert.equal(refused.webhooks.allowPrivateUrls, false);
+    assert.match(configError({ WEBHOOK_ALLOW_PRIVATE_URLS: 'maybe' }).message, /WEBHOOK_ALLOW_PRIVATE_URLS/);
+  });
+
   it('derives PUBLIC_BASE_URL from PORT, and drops a trailing slash from a given one', () => {
     assert.equal(parseConfig({ PORT: '9000' }, () => SECRET).http.publicBaseUrl, 'http://localhost:9000');
     const config = parseConfig({ PUBLIC_BASE_URL: 'https://tokens.example.com/' }, () => SECRET);
@@ -66,6 +86,8 @@ describe('parseConfig', () => {
   });
 
   it('reads every variable it documents', () => {
+    const caFile = path.join(tempDir(), 'ca.pem');
+    writeFileSync(caFile, CA_PEM);
     const config = parseConfig(
       {
         PORT: '3000',
@@ -82,8 +104,14 @@ describe('parseConfig', () => {
         BOOTSTRAP_ADMIN_PASSWORD: 'long enough',
         BOOTSTRAP_ORG_NAME: 'Acme',
         SMTP_URL: 'smtps://user:pass@mail.example.com:465',
+        MAILGUN_API_BASE: 'http://127.0.0.1:4010/',
+        SES_ENDPOINT: 'http://127.0.0.1:4011',
+        SMTP_TLS_CA_FILE: caFile,
+        PLATFORM_NAME: 'Acme Tokens',
+        PLATFORM_FEE_ADDRESS: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
         ACCESS_TOKEN_TTL: '600',
         LOG_LEVEL: 'debug',
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'yes',
       },
       noKeyFile,
     );
@@ -98,9 +126,37 @@ describe('parseConfig', () => {
       devChainPort: 9545,
       bootstrap: { email: 'admin@example.com', password: 'long enough', orgName: 'Acme' },
       smtpUrl: 'smtps://user:pass@mail.example.com:465',
+      mail: {
+        mailgunApiBase: 'http://127.0.0.1:4010',
+        sesEndpoint: 'http://127.0.0.1:4011',
+        smtpTlsCa: CA_PEM,
+      },
+      platformName: 'Acme Tokens',
+      webhooks: { allowPrivateUrls: true },
+      platformFeeAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
       accessTokenTtlSeconds: 600,
       logLevel: 'debug',
     });
+  });
+
+  it('refuses a PLATFORM_FEE_ADDRESS that is not a usable address', () => {
+    for (const value of ['0x123', '0x70997970C51812dc3A010C7d01b50e0d17dc79c8', `0x${'0'.repeat(40)}`]) {
+      const error = configError({ PLATFORM_FEE_ADDRESS: value });
+      assert.ok(
+        error.problems.some((p) => p.startsWith('PLATFORM_FEE_ADDRESS')),
+        `${value}: ${error.problems}`,
+      );
+    }
+  });
+
+  it('refuses a PLATFORM_NAME that could break a mail header', () => {
+    for (const name of ['Tokens\r\nBcc: x@example.com', 'A <b>', 'x'.repeat(101)]) {
+      const error = configError({ PLATFORM_NAME: name });
+      assert.ok(
+        error.problems.some((p) => p.startsWith('PLATFORM_NAME')),
+        error.message,
+      );
+    }
   });
 
   it('treats blank variables as unset', () => {
@@ -130,6 +186,9 @@ describe('parseConfig', () => {
       DEV_CHAIN: 'maybe',
       DEV_CHAIN_PORT: '8545x',
       SMTP_URL: 'not a url',
+      MAILGUN_API_BASE: 'ftp://mailgun',
+      SES_ENDPOINT: 'nope',
+      SMTP_TLS_CA_FILE: '/nonexistent/ca.pem',
       ACCESS_TOKEN_TTL: '5',
       BOOTSTRAP_ADMIN_EMAIL: 'not-an-email',
       SECRET_KEY: 'short',
@@ -141,6 +200,9 @@ describe('parseConfig', () => {
       'DEV_CHAIN',
       'DEV_CHAIN_PORT',
       'SMTP_URL',
+      'MAILGUN_API_BASE',
+      'SES_ENDPOINT',
+      'SMTP_TLS_CA_FILE',
       'ACCESS_TOKEN_TTL',
       'BOOTSTRAP_ADMIN_EMAIL',
       'SECRET_KEY',

@@ -3,10 +3,12 @@ import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } 
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
+import { parseAddress } from './lib/address.ts';
 
 /**
- * The only reader of process.env (API.md §8). Every variable is parsed and checked in one pass,
- * and every problem is reported together, so an operator fixes a bad deployment in one go.
+ * The only reader of process.env (docs/configuration.md). Every variable is parsed and checked in
+ * one pass, and every problem is reported together, so an operator fixes a bad deployment in one
+ * go.
  */
 
 export const ROLES = ['api', 'worker', 'all'] as const;
@@ -37,6 +39,26 @@ export interface Config {
     readonly orgName: string;
   };
   readonly smtpUrl: string | undefined;
+  /** Where organizations' mail providers are (docs/configuration.md): unset means the real services. */
+  readonly mail: {
+    /** MAILGUN_API_BASE: Mailgun's API base as mailgun.js takes it; unset: by the integration's region. */
+    readonly mailgunApiBase: string | undefined;
+    /** SES_ENDPOINT: the SES v2 endpoint; unset: by the integration's region. */
+    readonly sesEndpoint: string | undefined;
+    /** SMTP_TLS_CA_FILE's certificates (PEM), trusted for SMTP besides the system's. */
+    readonly smtpTlsCa: string | undefined;
+  };
+  /**
+   * The platform's name: the suffix of campaigns' default `email_from`, shown on pages
+   * (docs/configuration.md).
+   */
+  readonly platformName: string;
+  readonly webhooks: {
+    /** Webhook URLs may resolve to private, loopback or link-local addresses. */
+    readonly allowPrivateUrls: boolean;
+  };
+  /** PLATFORM_FEE_ADDRESS: receives mint vouchers' platform fees; unset: the platform wallet's address. */
+  readonly platformFeeAddress: `0x${string}` | undefined;
   readonly accessTokenTtlSeconds: number;
   readonly logLevel: LogLevel;
 }
@@ -129,6 +151,33 @@ export function parseConfig(
   const devChain = boolean('DEV_CHAIN', embedded);
   const devChainPort = integer('DEV_CHAIN_PORT', DEFAULT_DEV_CHAIN_PORT, 0, 65535);
   const smtpUrl = url('SMTP_URL', ['smtp:', 'smtps:']);
+  const mailgunApiBase = url('MAILGUN_API_BASE', ['http:', 'https:'])?.replace(/\/+$/, '');
+  const sesEndpoint = url('SES_ENDPOINT', ['http:', 'https:']);
+  const smtpTlsCaFile = text('SMTP_TLS_CA_FILE');
+  let smtpTlsCa: string | undefined;
+  if (smtpTlsCaFile !== undefined) {
+    try {
+      smtpTlsCa = readFileSync(smtpTlsCaFile, 'utf8');
+      if (!smtpTlsCa.includes('-----BEGIN CERTIFICATE-----'))
+        problems.push(`SMTP_TLS_CA_FILE (${smtpTlsCaFile}) holds no PEM certificate`);
+    } catch (error) {
+      problems.push(`SMTP_TLS_CA_FILE (${smtpTlsCaFile}) cannot be read: ${(error as Error).message}`);
+    }
+  }
+  const platformName = text('PLATFORM_NAME') ?? 'Tokens';
+  // It ends up in mail headers (a campaign's sender name) and on pages.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
+  if (platformName.length > 100 || /[\u0000-\u001f\u007f<>"]/.test(platformName)) {
+    problems.push('PLATFORM_NAME must be at most 100 characters, without control characters, <, > or "');
+  }
+  // The embedded mode runs on a developer's machine, where receivers listen on localhost.
+  const allowPrivateUrls = boolean('WEBHOOK_ALLOW_PRIVATE_URLS', embedded);
+  const platformFeeRaw = text('PLATFORM_FEE_ADDRESS');
+  const platformFeeAddress = platformFeeRaw === undefined ? undefined : parseAddress(platformFeeRaw);
+  if (platformFeeRaw !== undefined && (platformFeeAddress === undefined || /^0x0{40}$/.test(platformFeeRaw)))
+    problems.push(
+      'PLATFORM_FEE_ADDRESS must be a non-zero address (a mixed-case one with a valid EIP-55 checksum)',
+    );
   const accessTokenTtlSeconds = integer('ACCESS_TOKEN_TTL', 3600, 60, 30 * 24 * 3600);
   const logLevel = oneOf('LOG_LEVEL', LOG_LEVELS, 'info');
 
@@ -167,6 +216,10 @@ export function parseConfig(
     devChainPort,
     bootstrap: { email: bootstrapEmail?.toLowerCase(), password: bootstrapPassword, orgName },
     smtpUrl,
+    mail: { mailgunApiBase, sesEndpoint, smtpTlsCa },
+    platformName,
+    webhooks: { allowPrivateUrls },
+    platformFeeAddress,
     accessTokenTtlSeconds,
     logLevel,
   });

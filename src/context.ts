@@ -8,6 +8,7 @@ import type { CardPayments } from './providers/card/card-payments.ts';
 import type { CryptoPayments } from './providers/crypto/crypto-payments.ts';
 import type { MailTransports } from './providers/mail/transport.ts';
 import { createMailTransports } from './providers/mail/transports.ts';
+import { createWebhookSender, type WebhookSender } from './providers/webhooks/sender.ts';
 
 /**
  * Everything of the process that code outside it may use, built once at start (src/service.ts)
@@ -27,6 +28,8 @@ export interface AppContext {
   readonly cardPayments: CardPayments | undefined;
   /** Crypto sales (CRYPTO_PROVIDER); undefined until a crypto provider is configured. */
   readonly cryptoPayments: CryptoPayments | undefined;
+  /** POSTs to organizations' webhook endpoints, refusing private addresses unless allowed. */
+  readonly webhooks: WebhookSender;
 }
 
 /**
@@ -39,14 +42,16 @@ export type Deps = Omit<AppContext, 'db'>;
 
 /** The context of a process (or a test) over an open database; every outside-world client is new. */
 export function createAppContext(config: Config, db: Kysely<Database>, logger: Logger): AppContext {
+  const keyring = createKeyring(config.secretKey);
   return {
     config,
     db,
-    keyring: createKeyring(config.secretKey),
+    keyring,
     logger,
     chain: createChainClients(),
-    mail: createMailTransports(config, db),
+    mail: createMailTransports(config, db, keyring),
     cardPayments: undefined,
     cryptoPayments: undefined,
+    webhooks: createWebhookSender({ allowPrivateUrls: config.webhooks.allowPrivateUrls }),
   };
 }

@@ -1,5 +1,6 @@
 import { startBanner } from './banner.ts';
 import { ConfigError, parseConfig } from './config.ts';
+import { isAlive } from './lib/process.ts';
 import { createLogger } from './logger.ts';
 import { startService } from './service.ts';
 
@@ -46,15 +47,6 @@ async function main(): Promise<void> {
   // Printed even when a signal came during start-up: a generated password is shown only once.
   const service = await starting;
   process.stdout.write(startBanner(config, service));
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 main().catch((error) => {

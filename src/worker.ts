@@ -10,6 +10,8 @@ import { TRANSACTIONS_CHANNEL } from './modules/transactions/transactions.reposi
 
 export interface WorkerOptions {
   concurrency?: number;
+  /** Slots of the runner that calls organizations' webhook endpoints (one endpoint holds at most one). */
+  webhookConcurrency?: number;
   pollIntervalMs?: number;
   /** The relayer's pass interval when no work is notified; default 500 ms. */
   relayerPollMs?: number;
@@ -25,14 +27,27 @@ export async function buildWorker(
   database: DatabaseHandle,
   options: WorkerOptions = {},
 ): Promise<Worker> {
+  const webhookTasks = jobCatalog.filter((task) => task.runner === 'webhooks');
+  const defaultTasks = jobCatalog.filter((task) => task.runner !== 'webhooks');
   const runner: Runner = await run({
     pgPool: database.pool,
     concurrency: options.concurrency ?? 4,
     pollInterval: options.pollIntervalMs ?? 1000,
     noHandleSignals: true,
     logger: jobLogger(ctx.logger),
-    crontab: crontabOf(jobCatalog),
-    taskList: taskListOf(jobCatalog, ctx),
+    crontab: crontabOf(defaultTasks),
+    taskList: taskListOf(defaultTasks, ctx),
+  });
+  // Webhook deliveries wait up to 10 s on an endpoint: their own runner, whose jobs are queued one
+  // named queue per endpoint, so one endpoint takes at most one of these slots and none of the
+  // default runner's.
+  const webhookRunner: Runner = await run({
+    pgPool: database.pool,
+    concurrency: options.webhookConcurrency ?? 8,
+    pollInterval: options.pollIntervalMs ?? 1000,
+    noHandleSignals: true,
+    logger: jobLogger(ctx.logger),
+    taskList: taskListOf(webhookTasks, ctx),
   });
   const relayer = new Relayer(ctx, {
     instanceId: `relayer-${uuidv7()}`,
@@ -52,6 +67,7 @@ export async function buildWorker(
         await listener.query(`UNLISTEN ${TRANSACTIONS_CHANNEL}`).catch(() => {});
         listener.release();
       }
+      await webhookRunner.stop();
       await runner.stop();
     },
   };

@@ -15,7 +15,7 @@ export interface ErrorExpectation {
 }
 
 /**
- * Asserts the status and API.md §1's error body: JSON, the ErrorBody shape, the code, a
+ * Asserts the status and the error body (docs/api.md#errors): JSON, the ErrorBody shape, the code, a
  * sentence of detail and the request id of the response's x-request-id. Returns the error.
  */
 export function assertError(

@@ -21,6 +21,18 @@ const CHECKED: Record<string, readonly string[]> = {
   'item_reservations.kind': enums.RESERVATION_KINDS,
   'mint_requests.state': enums.REQUEST_STATES,
   'transfer_requests.state': enums.REQUEST_STATES,
+  'email_integrations.provider': enums.EMAIL_PROVIDERS,
+  'email_templates.template_type': enums.TEMPLATE_TYPES,
+  'email_claims.tx_payer': enums.TX_PAYERS,
+  'email_claims.deactivation_reason': enums.CLAIM_DEACTIVATION_REASONS,
+  'webhook_deliveries.status': enums.WEBHOOK_DELIVERY_STATUSES,
+  'listings.status': enums.LISTING_STATUSES,
+  'purchase_intents.status': enums.PURCHASE_INTENT_STATUSES,
+  'purchase_intents.fulfillment_status': enums.FULFILLMENT_STATUSES,
+  'purchase_intents.fulfillment_method': enums.FULFILLMENT_METHODS,
+  'purchase_intents.payment_provider': enums.PAYMENT_PROVIDERS,
+  'mint_vouchers.status': enums.MINT_VOUCHER_STATUSES,
+  'mint_vouchers.holder_kind': enums.VOUCHER_HOLDER_KINDS,
 };
 
 /** Declarations the database does not CHECK: the column exists, the service alone keeps it. */
@@ -29,6 +41,7 @@ const UNCHECKED: Record<string, readonly string[]> = {
   'organizations.card_provider_connect_types': enums.CARD_PROVIDER_CONNECT_TYPES,
   // gasStrategy.type inside the JSON config.
   'networks.config': enums.GAS_STRATEGY_TYPES,
+  'webhook_events.type': enums.WEBHOOK_EVENT_TYPES,
 };
 
 interface Check {

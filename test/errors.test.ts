@@ -6,7 +6,7 @@ import type { App } from '../src/http/types.ts';
 import { assertError } from './assertions.ts';
 import { setupTest, type TestEnv } from './harness.ts';
 
-/** API.md §1: every non-2xx answer has the error body, with the request id of its response. */
+/** docs/api.md#errors: every non-2xx answer has the error body, with the request id of its response. */
 
 describe('error responses', () => {
   let env: TestEnv;

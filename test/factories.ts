@@ -1,5 +1,8 @@
 import type { Insertable, Kysely } from 'kysely';
 import { keccak256 } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { type PlatformContractName, platformContracts } from '../src/chain/artifacts.ts';
+import { capabilitiesOf } from '../src/chain/capabilities.ts';
 import type {
   CollectionRow,
   Database,
@@ -27,6 +30,11 @@ export interface CollectionFixture {
   revealStrategy?: RevealStrategy;
   revealHidden?: boolean;
   previewMetadata?: Record<string, unknown> | null;
+  /**
+   * Deployed as this platform contract at a random address: its ABI, capabilities and token type
+   * (the fields above, when given, still win).
+   */
+  deployedOn?: PlatformContractName;
 }
 
 /**
@@ -35,8 +43,9 @@ export interface CollectionFixture {
  */
 export async function insertCollection(
   db: Kysely<Database>,
-  fixture: CollectionFixture,
+  given: CollectionFixture,
 ): Promise<CollectionRow> {
+  const fixture = given.deployedOn ? { ...deployedOn(given.deployedOn), ...given } : given;
   const tokenType = fixture.tokenType ?? 'ERC721';
   const deployed = fixture.contractAddress !== undefined && fixture.contractAddress !== null;
   const status = fixture.deploymentStatus ?? (deployed ? 'SUCCESS' : 'PENDING');
@@ -66,6 +75,16 @@ export async function insertCollection(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+function deployedOn(name: PlatformContractName): Partial<CollectionFixture> {
+  const { abi } = platformContracts[name];
+  return {
+    contractAddress: privateKeyToAccount(generatePrivateKey()).address,
+    abi: [...abi],
+    capabilities: capabilitiesOf(abi),
+    tokenType: name.endsWith('1155') ? 'ERC1155' : 'ERC721',
+  };
 }
 
 /** The wallet an organization is created with. */

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { assertError } from './assertions.ts';
 import { type Actor, setupTest, type TestEnv } from './harness.ts';
 
-/** API.md §1 "Idempotency": one effect per key, the first response replayed to every retry. */
+/** docs/api.md#idempotency: one effect per key, the first response replayed to every retry. */
 describe('Idempotency-Key', () => {
   let env: TestEnv;
   let admin: Actor;

@@ -167,7 +167,7 @@ describe('outbox delivery: claim, commit, send, record', () => {
     await recordDelivery(
       env.database.db,
       first.mail,
-      { ok: false, error: new Error('timed out') },
+      { ok: false, error: new Error('timed out'), permanent: false, integrationId: null },
       { number: 1, max: 1 },
     );
     let row = await outbox(env, id);

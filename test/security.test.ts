@@ -10,12 +10,13 @@ import type { RegisteredRoute } from '../src/http/route-table.ts';
 import { registeredRoutes } from '../src/http/route-table.ts';
 import { WEBHOOKS_PREFIX } from '../src/http/webhooks-scope.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
+import { sha256 } from '../src/lib/secrets.ts';
 import { assertError } from './assertions.ts';
 import { insertCollection, insertTransaction } from './factories.ts';
 import { type Actor, setupTest, type TestEnv } from './harness.ts';
 
 /**
- * The shared security suite (STYLE.md, after unkey): every /v1 route the app registers is found
+ * The shared security suite (after unkey's): every /v1 route the app registers is found
  * from the route table, so a new route is checked here without anyone adding it:
  * - without credentials, or with unknown ones, it answers 401 UNAUTHENTICATED unless it is public;
  * - an ORG_MEMBER lacking the route's permission gets 403 FORBIDDEN, by token and by API key;
@@ -27,20 +28,29 @@ import { type Actor, setupTest, type TestEnv } from './harness.ts';
  */
 
 /**
- * The public operations of API.md §3, and the provider webhooks (`/v1/webhooks/…`, no
- * credentials: their handlers check the provider's signature); making a route public is a
- * decision, reviewed here.
+ * The public operations (the API's "public" access: no credentials), and the provider webhooks
+ * (`/v1/webhooks/…`, no credentials: their handlers check the provider's signature); making a route
+ * public is a decision, reviewed here.
  */
 const PUBLIC_ROUTES = [
+  'DELETE /v1/public/purchase-intents/:purchase_intent_id',
   'GET /v1/metadata/:collection_id',
   'GET /v1/metadata/:collection_id/:token_id',
   'GET /v1/public/capabilities',
   'GET /v1/public/collections/:collection_id/capabilities',
+  'GET /v1/public/email-claims/:claim_token',
+  'GET /v1/public/listings/:listing_id',
+  'GET /v1/public/listings/:listing_id/eligibility',
+  'GET /v1/public/mint-vouchers/:eth_address',
+  'GET /v1/public/purchase-intents/:purchase_intent_id',
   'POST /v1/auth/forgot-password',
   'POST /v1/auth/login',
   'POST /v1/auth/login/mfa',
   'POST /v1/auth/reset-password',
   'POST /v1/auth/verify',
+  'POST /v1/public/email-claims/:claim_token/redeem',
+  'POST /v1/public/email-claims/:claim_token/verify',
+  'POST /v1/public/purchase-intents',
 ];
 
 interface Tenant {
@@ -53,8 +63,19 @@ interface Tenant {
   collectionId: string;
   itemTypeId: string;
   itemId: string;
+  emailIntegrationId: string;
   mintRequestId: string;
   transferRequestId: string;
+  emailClaimId: string;
+  /** The secret of the email claim's link. */
+  claimToken: string;
+  campaignId: string;
+  webhookId: string;
+  webhookDeliveryId: string;
+  listingId: string;
+  purchaseIntentId: string;
+  /** The purchase intent's client_token. */
+  clientToken: string;
 }
 
 /**
@@ -74,7 +95,18 @@ const PATH_FIXTURES: Record<string, (t: Tenant) => string> = {
   mint_request_id: (t) => t.mintRequestId,
   transfer_request_id: (t) => t.transferRequestId,
   function_id: () => FIXTURE_FUNCTION_ID,
+  integration_id: (t) => t.emailIntegrationId,
   token_id: () => '1',
+  claim_id: (t) => t.emailClaimId,
+  claim_token: (t) => t.claimToken,
+  campaign_id: (t) => t.campaignId,
+  listing_id: (t) => t.listingId,
+  purchase_intent_id: (t) => t.purchaseIntentId,
+  template_type: () => 'REDEEM_NFT',
+  webhook_id: (t) => t.webhookId,
+  delivery_id: (t) => t.webhookDeliveryId,
+  // A minter's pending vouchers are public by design (the minter's own address is the key).
+  eth_address: () => '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
 };
 
 /** `setBaseURI(string)` of the fixture collection: enabled, so the owner may execute it. */
@@ -123,10 +155,10 @@ async function createFixtureCatalog(organizationId: string, collectionId: string
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  const [item, requested] = await db
+  const [item, requested, claimed] = await db
     .insertInto('items')
     .values(
-      [0, 1].map(() => ({
+      [0, 1, 2].map(() => ({
         id: uuidv7(),
         organization_id: organizationId,
         collection_id: collectionId,
@@ -154,20 +186,126 @@ async function createFixtureCatalog(organizationId: string, collectionId: string
     .values(request())
     .returning('id')
     .executeTakeFirstOrThrow();
+  const claimToken = `fixture-${uuidv7()}`;
+  const claim = await db
+    .insertInto('email_claims')
+    .values({
+      id: uuidv7(),
+      organization_id: organizationId,
+      collection_id: collectionId,
+      item_id: claimed!.id,
+      email: 'fixture@example.test',
+      quantity: '1',
+      token_hash: sha256(claimToken),
+      expiration: new Date(Date.now() + 24 * 3600 * 1000),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const listing = await db
+    .insertInto('listings')
+    .values({
+      id: uuidv7(),
+      organization_id: organizationId,
+      collection_id: collectionId,
+      item_id: null,
+      status: 'ACTIVE',
+      price: '0',
+      currency: 'USD',
+      payment_providers: ['EMAIL_CLAIM'],
+      max_quantity_per_tx: 1,
+      quantity_listed: 1,
+      quantity_held: 1,
+      policy: JSON.stringify({
+        type: 'FCFS',
+        max_per_user: null,
+        payment_session_duration: { timeout_seconds: 900, provider_override: {} },
+        email_claim_duration: 604800,
+        item_assignment_strategy: 'AUTOMATIC',
+        tx_payer: 'SELLER',
+        email_addresses: null,
+        eth_addresses: null,
+      }),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const clientToken = `fixture-${uuidv7()}`;
+  const intent = await db
+    .insertInto('purchase_intents')
+    .values({
+      id: uuidv7(),
+      organization_id: organizationId,
+      listing_id: listing.id,
+      quantity: 1,
+      status: 'PENDING',
+      fulfillment_method: 'EMAIL',
+      payment_provider: 'CARD_PROVIDER',
+      email: 'buyer@example.test',
+      client_token_hash: sha256(clientToken),
+      provider_price: JSON.stringify({ amount: '0', currency: 'USD' }),
+      expiration: new Date(Date.now() + 3600 * 1000),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return {
+    listingId: listing.id,
+    purchaseIntentId: intent.id,
+    clientToken,
     itemTypeId: itemType.id,
     itemId: item!.id,
     mintRequestId: mint.id,
     transferRequestId: transfer.id,
+    emailClaimId: claim.id,
+    claimToken,
   };
 }
 
+/** A webhook endpoint with one delivery in its log, inserted directly (no URL check, nothing sent). */
+async function createFixtureWebhook(organizationId: string) {
+  const db = env.database.db;
+  const webhookId = uuidv7();
+  await db
+    .insertInto('webhooks')
+    .values({
+      id: webhookId,
+      organization_id: organizationId,
+      url: 'https://hooks.example.test/fixture',
+      events: ['item.minted'],
+      secret_encrypted: env.ctx.keyring.encrypt('whsec_Zml4dHVyZS1maXh0dXJlLWZpeHR1cmUtZml4dHVyZQ=='),
+    })
+    .execute();
+  const eventId = uuidv7();
+  await db
+    .insertInto('webhook_events')
+    .values({
+      id: eventId,
+      organization_id: organizationId,
+      type: 'item.minted',
+      resource_id: 'fixture',
+      payload: '{}',
+    })
+    .execute();
+  const deliveryId = uuidv7();
+  await db
+    .insertInto('webhook_deliveries')
+    .values({
+      id: deliveryId,
+      webhook_id: webhookId,
+      organization_id: organizationId,
+      event_id: eventId,
+      event_type: 'item.minted',
+      resource_id: 'fixture',
+      max_attempts: 7,
+    })
+    .execute();
+  return { webhookId, webhookDeliveryId: deliveryId };
+}
+
 /**
- * Path parameters that name platform resources every organization reads (networks, API.md §3 G):
+ * Path parameters that name platform resources every organization reads (networks):
  * there is no other organization's resource to hide, so another organization's admin is served
  * like the owner (reads) or refused like any organization admin (platform writes).
  */
-const SHARED_PARAMS = new Set(['network_id']);
+const SHARED_PARAMS = new Set(['network_id', 'template_type']);
 const FIXTURE_NETWORK_ID = 990_001;
 
 /** The shared network behind `network_id`; inserted directly, as no node answers in this suite. */
@@ -198,6 +336,14 @@ const BODY_FIXTURES: Record<string, (t: Tenant) => unknown> = {
   'PATCH /v1/collections/:collection_id/functions/:function_id': () => ({ enabled: true }),
   'PATCH /v1/item-types/:item_type_id': () => ({ name: 'fixture', json_schema: { type: 'object' } }),
   'PATCH /v1/items/:item_id': () => ({ attributes: {} }),
+  'PATCH /v1/webhooks/:webhook_id': () => ({ enabled: true }),
+  'PATCH /v1/email-integrations/:integration_id': () => ({ config: { email_from: 'edited@example.test' } }),
+  'POST /v1/email-integrations/:integration_id/test': () => ({ to: 'fixture@example.test' }),
+  // A template type names each organization's own version: the routes are registered in the
+  // order list, get, create (POST), edit (PATCH), revert (DELETE), so PATCH finds what POST made.
+  'POST /v1/email-templates/:template_type': () => TEMPLATE_FIXTURE,
+  'PATCH /v1/email-templates/:template_type': () => TEMPLATE_FIXTURE,
+  'POST /v1/email-templates/:template_type/test': () => ({ ...TEMPLATE_FIXTURE, variables: [] }),
   'POST /v1/collections/:collection_id/functions/:function_id/call': () => ({
     arguments: ['https://x.test/'],
   }),
@@ -206,11 +352,18 @@ const BODY_FIXTURES: Record<string, (t: Tenant) => unknown> = {
   }),
 };
 
+const TEMPLATE_FIXTURE = { subject: 'Claim {{item_name}}', html: '<p><a href="{{claim_url}}">Claim</a></p>' };
+
 /**
  * Routes whose owner call cannot succeed with one shared fixture, and the answer that still
  * proves the resource was found (never 401, 403 or 404).
  */
 const OWNER_ANSWERS: Record<string, { status: number; code: ErrorCode; why: string }> = {
+  'POST /v1/email-integrations/:integration_id/test': {
+    status: 502,
+    code: 'UPSTREAM_FAILED',
+    why: "nothing listens at the fixture integration's SMTP server",
+  },
   'POST /v1/collections/:collection_id/deployment-request': {
     status: 409,
     code: 'INVALID_STATE',
@@ -231,7 +384,9 @@ const label = (r: RegisteredRoute) => `${r.method} ${r.url}`;
 // Reachable without a user's credentials (anyone, a buyer's client_token, a claim link, a provider
 // signature): each such route is a reviewed decision, listed in PUBLIC_ROUTES.
 const isPublic = (r: RegisteredRoute) => r.access?.kind !== 'user' && r.access?.kind !== 'permission';
-const isWebhook = (r: RegisteredRoute) => r.url.startsWith(`${WEBHOOKS_PREFIX}/`);
+// Provider webhooks (the webhooks scope) sit below /v1/webhooks/, beside the API's own operations
+// on an organization's webhook endpoints (/v1/webhooks, /v1/webhooks/:webhook_id…).
+const isWebhook = (r: RegisteredRoute) => r.access?.kind === 'provider';
 const permissionOf = (r: RegisteredRoute): Permission | undefined =>
   r.access?.kind === 'permission' ? r.access.permission : undefined;
 const roleHas = (role: keyof typeof ROLE_PERMISSIONS, p: Permission | undefined) =>
@@ -254,7 +409,13 @@ async function createTenant(options: { mfa_required?: boolean } = {}): Promise<T
   const placeholder = { id: '00000000-0000-7000-8000-000000000000', key: 'tis_none' };
   const transactionId = await createFixtureTransaction(organization.id);
   const collectionId = await createFixtureCollection(organization.id);
+  const campaign = await env.database.db
+    .insertInto('marketing_campaigns')
+    .values({ id: uuidv7(), organization_id: organization.id, name: 'fixture', email_from: 'Fixture' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return {
+    campaignId: campaign.id,
     organizationId: organization.id,
     admin,
     member,
@@ -263,7 +424,31 @@ async function createTenant(options: { mfa_required?: boolean } = {}): Promise<T
     transactionId,
     collectionId,
     ...(await createFixtureCatalog(organization.id, collectionId, transactionId)),
+    ...(await createFixtureWebhook(organization.id)),
+    emailIntegrationId: await createFixtureEmailIntegration(organization.id),
   };
+}
+
+/** An active CUSTOM_SMTP integration whose server (port 9 of loopback) answers nothing; inserted directly. */
+async function createFixtureEmailIntegration(organizationId: string): Promise<string> {
+  const row = await env.database.db
+    .insertInto('email_integrations')
+    .values({
+      id: uuidv7(),
+      organization_id: organizationId,
+      provider: 'CUSTOM_SMTP',
+      config: JSON.stringify({
+        email_from: 'fixture@example.test',
+        host: '127.0.0.1',
+        port: 9,
+        secure: false,
+      }),
+      secret_encrypted: null,
+      active: true,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
 }
 
 function fillPath(route: RegisteredRoute, tenant: Tenant): string {
@@ -328,12 +513,14 @@ describe('security: the route table', () => {
     );
   });
 
-  it('declares provider-signed access on the webhooks, and nowhere else', () => {
-    const misplaced = routes.filter((r) => isWebhook(r) !== (r.access?.kind === 'provider')).map(label);
+  it('puts every provider-signed route below /v1/webhooks/', () => {
+    const misplaced = routes
+      .filter((r) => isWebhook(r) && !r.url.startsWith(`${WEBHOOKS_PREFIX}/`))
+      .map(label);
     assert.deepEqual(misplaced, []);
   });
 
-  it('lists exactly the public routes of API.md §3 and the provider webhooks', () => {
+  it('lists exactly the public routes and the provider webhooks of PUBLIC_ROUTES', () => {
     assert.deepEqual(routes.filter(isPublic).map(label).sort(), PUBLIC_ROUTES);
   });
 });
@@ -376,11 +563,34 @@ describe('security: no credentials', () => {
     }
   });
 
-  for (const route of routes.filter(isPublic)) {
+  for (const route of routes.filter((r) => isPublic(r) && r.access?.kind !== 'client_token')) {
     it(`${label(route)} is public: it never asks for credentials`, async () => {
       const response = await send(route, tenant, {}, 'empty');
       assert.ok(![401, 403].includes(response.statusCode), `${response.statusCode} ${response.body}`);
       assert.notEqual(response.json().error?.code, 'UNAUTHENTICATED');
+    });
+  }
+
+  for (const route of routes.filter((r) => r.access?.kind === 'client_token')) {
+    it(`${label(route)} needs X-Client-Token (401 without it), never a user's credentials`, async () => {
+      assertError(await send(route, tenant, {}, 'empty'), 401, 'UNAUTHENTICATED', {
+        what: 'no client token',
+      });
+      assertError(
+        await send(route, tenant, { headers: { 'x-client-token': 'wrong' } }, 'empty'),
+        404,
+        'NOT_FOUND',
+        {
+          what: 'a wrong client token',
+        },
+      );
+      const response = await send(
+        route,
+        tenant,
+        { headers: { 'x-client-token': tenant.clientToken } },
+        'empty',
+      );
+      assert.ok(response.statusCode < 300, `${response.statusCode} ${response.body}`);
     });
   }
 });
@@ -449,7 +659,11 @@ describe("security: another organization's resources", () => {
     if (adminMayCall && route.params.every((p) => SHARED_PARAMS.has(p))) {
       it(`${label(route)} serves the shared platform resource to any organization's admin`, async () => {
         const response = await send(route, owner, { token: stranger.admin.token }, 'fixture');
-        assert.ok(response.statusCode < 300, `${response.statusCode} ${response.body}`);
+        // A test mail goes through the caller's organization's fixture integration, which nothing
+        // answers: 502 also proves the shared resource was served.
+        if (label(route) === 'POST /v1/email-templates/:template_type/test' && response.statusCode === 502)
+          assertError(response, 502, 'UPSTREAM_FAILED');
+        else assert.ok(response.statusCode < 300, `${response.statusCode} ${response.body}`);
       });
       continue;
     }

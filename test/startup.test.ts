@@ -5,6 +5,7 @@ import { type AddressInfo, createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../src/lib/net.ts';
+import { isAlive } from '../src/lib/process.ts';
 
 /**
  * The README's first command: `npm start` with no configuration. The process is started for
@@ -242,15 +243,6 @@ function commandName(pid: number): string {
     return execFileSync('ps', ['-o', 'comm=', '-p', String(pid)], { encoding: 'utf8' }).trim();
   } catch {
     return ''; // It has just exited.
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -13,7 +13,7 @@ import { setupTest, type TestEnv, testConfig } from './harness.ts';
 /**
  * What Node's HTTP server and Fastify answer on their own, before any route (the parser's
  * 400/414/431, request timeouts, body limits, media types, shutting down): the API's error body
- * (API.md §1), never the framework's `{error, message, statusCode}`. Over a real socket: the
+ * (docs/api.md#errors), never the framework's `{error, message, statusCode}`. Over a real socket: the
  * parser-level answers never reach `inject`.
  */
 

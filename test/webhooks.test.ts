@@ -201,8 +201,12 @@ describe('the webhooks scope', () => {
     const route = registeredRoutes(app).find((r) => r.url === `${WEBHOOKS_PREFIX}/test-provider/events`);
     assert.equal(route?.access?.kind, 'provider');
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    // The API's own operations on an organization's endpoints (/v1/webhooks, /v1/webhooks/{webhook_id}…)
+    // are documented; no provider route is.
     assert.deepEqual(
-      Object.keys(doc.paths).filter((p) => p.startsWith(WEBHOOKS_PREFIX)),
+      Object.keys(doc.paths).filter(
+        (p) => p.startsWith(`${WEBHOOKS_PREFIX}/`) && !p.startsWith(`${WEBHOOKS_PREFIX}/{webhook_id}`),
+      ),
       [],
     );
   });

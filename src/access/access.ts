@@ -30,5 +30,5 @@ export function needs(permission: Permission): Access {
   return { kind: 'permission', permission };
 }
 
-/** The header a buyer sends its purchase intent's client_token in (API.md §9). */
+/** The header a buyer sends its purchase intent's client_token in. */
 export const CLIENT_TOKEN_HEADER = 'x-client-token';

@@ -1,4 +1,7 @@
-/** Resource groups that have `<group>:read` and `<group>:write` permissions (API.md §2). */
+/**
+ * Resource groups that have `<group>:read` and `<group>:write` permissions (docs/api.md,
+ * "Authentication and roles"). Some are granted before their routes exist: see listedPermissions.
+ */
 export const RESOURCE_GROUPS = [
   'collections',
   'items',
@@ -42,6 +45,16 @@ export const ROLE_PERMISSIONS: Record<RoleName, readonly Permission[]> = {
   // Read-only, plus its own API keys (its password and MFA need no permission).
   ORG_MEMBER: [...reads, 'api_keys:write'],
 };
+
+/**
+ * The permissions a role is shown with (GET /v1/me, GET /v1/roles, API keys): those of its
+ * permissions that guard some route of the app (`inUse`, from http/route-table.ts
+ * permissionsInUse). A group whose routes do not exist yet is granted but not listed, so the list
+ * never names an operation that answers 404; its permissions appear with its first route.
+ */
+export function listedPermissions(role: RoleName, inUse: ReadonlySet<Permission>): Permission[] {
+  return ROLE_PERMISSIONS[role].filter((permission) => inUse.has(permission));
+}
 
 export function roleNameOf(roleId: string): RoleName {
   const entry = Object.entries(ROLE_IDS).find(([, id]) => id === roleId);

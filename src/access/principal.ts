@@ -24,7 +24,7 @@ export function hasPermission(principal: Principal, permission: Permission): boo
 
 /**
  * A resource of another organization answers NOT_FOUND, never FORBIDDEN, so its existence is
- * not revealed (API.md §1).
+ * not revealed (docs/api.md#authentication-and-roles).
  */
 export function assertOrganizationAccess(principal: Principal, organizationId: string, what: string): void {
   if (!isPlatformAdmin(principal) && principal.organizationId !== organizationId) {

@@ -388,7 +388,7 @@ describe('capability rule 2: assertMintable', () => {
       (error: unknown) =>
         apiErrorCode('MISSING_MINT_CAPABILITY')(error) && (error as ApiError).status === 422,
     );
-    // The ERC-721 batch with ids is not among the spec's mint capabilities.
+    // The ERC-721 batch with ids is not among the mint capabilities (rule 2).
     assert.throws(
       () => assertMintable(['ERC721', 'ADMIN_MINT_BATCH'], 'ERC721'),
       apiErrorCode('MISSING_MINT_CAPABILITY'),

@@ -3,11 +3,16 @@ import { TOKEN_TYPES } from '../db/enums.ts';
 import { ApiError } from '../http/errors.ts';
 
 /**
- * The capability registry (SERVICE-SPEC "Capability rules"). A capability is a named set of
- * functions the service knows how to call; a contract has it when its ABI declares every one of
- * them (rule 3). Functions are matched by canonical signature, name plus input types as the
- * selector is computed (`mint(address,uint256)`, structs as tuples), so parameter names, return
- * types and the order of overloads in the ABI never matter.
+ * The capability registry. A capability is a named set of functions the service knows how to
+ * call. The capability rules (docs/api.md#contracts-and-capabilities):
+ * 1. a contract the service uses must have a token standard, ERC721 or ERC1155 (the one the caller
+ *    names, when it names one), else 422 MISSING_TOKEN_CAPABILITY (assertTokenCapability);
+ * 2. it is mintable through the service only with one of MINT_CAPABILITIES of that standard, else
+ *    422 MISSING_MINT_CAPABILITY (assertMintable);
+ * 3. a contract has a capability when its ABI declares every function of it (capabilitiesOf).
+ * Functions are matched by canonical signature, name plus input types as the selector is computed
+ * (`mint(address,uint256)`, structs as tuples), so parameter names, return types and the order of
+ * overloads in the ABI never matter.
  *
  * Some capabilities take a different form on each token standard (ADMIN_MINT_SINGLE is
  * `mint(address,uint256)` on ERC-721 and `mint(address,uint256,uint256)` on ERC-1155). A form
@@ -90,8 +95,8 @@ export type CapabilityName = (typeof CAPABILITY_NAMES)[number];
 
 /**
  * Capability rule 2: what makes a contract mintable through the service, per token standard.
- * The spec lists ADMIN_MINT_SINGLE among the ERC-721 ones only, so an ERC-1155 contract needs its
- * batch mint (the platform's ERC-1155 variants have both).
+ * ADMIN_MINT_SINGLE counts for ERC-721 only, so an ERC-1155 contract needs its batch mint (the
+ * platform's ERC-1155 variants have both).
  */
 export const MINT_CAPABILITIES: Readonly<Record<TokenType, readonly CapabilityName[]>> = Object.freeze({
   ERC721: Object.freeze([

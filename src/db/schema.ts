@@ -1,21 +1,34 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type {
   CARD_PROVIDER_CONNECT_TYPES,
+  CLAIM_DEACTIVATION_REASONS,
   DEPLOYMENT_STATUSES,
   DEPLOYMENT_TYPES,
+  EMAIL_PROVIDERS,
+  FULFILLMENT_METHODS,
+  FULFILLMENT_STATUSES,
   GAS_STRATEGY_TYPES,
+  LISTING_STATUSES,
+  MINT_VOUCHER_STATUSES,
   ON_CHAIN_STATUSES,
   OUTBOX_STATUSES,
+  PAYMENT_PROVIDERS,
+  PURCHASE_INTENT_STATUSES,
   REQUEST_STATES,
   RESERVATION_KINDS,
   REVEAL_STRATEGIES,
+  TEMPLATE_TYPES,
   TOKEN_ID_ASSIGNMENT_STRATEGIES,
   TOKEN_STATUSES,
   TOKEN_TYPES,
   TRANSACTION_STATES,
   TRANSACTION_TYPES,
+  TX_PAYERS,
   USER_TOKEN_PURPOSES,
+  VOUCHER_HOLDER_KINDS,
   WALLET_KINDS,
+  WEBHOOK_DELIVERY_STATUSES,
+  WEBHOOK_EVENT_TYPES,
 } from './enums.ts';
 
 /** Column types of the database, one interface per table (wire names are the column names). */
@@ -117,6 +130,10 @@ export interface MailOutboxTable {
   send_count: Generated<number>;
   /** A send whose outcome was never recorded was followed by another: it may have arrived twice. */
   resent: Generated<boolean>;
+  /** The campaign the mail belongs to, if any (no foreign key: the mail outlives the campaign). */
+  campaign_id: string | null;
+  /** The campaign's `email_from` when the mail was queued; null: the transport's own sender. */
+  sender: string | null;
 }
 
 export interface MailboxMessagesTable {
@@ -148,7 +165,7 @@ export interface RateLimitBucketsTable {
   hits: number;
 }
 
-/** Network `config` as stored (SERVICE-SPEC "Network"; camelCase as the spec spells it). */
+/** Network `config` as stored (camelCase, as the API spells it). */
 export interface NetworkConfig {
   autoDeploy: boolean;
   /** Wei, as a decimal string. */
@@ -418,6 +435,187 @@ export interface ProviderEventsTable {
   last_error: string | null;
 }
 
+export type EmailProvider = (typeof EMAIL_PROVIDERS)[number];
+export type TemplateType = (typeof TEMPLATE_TYPES)[number];
+export type TxPayer = (typeof TX_PAYERS)[number];
+export type ClaimDeactivationReason = (typeof CLAIM_DEACTIVATION_REASONS)[number];
+
+export interface MarketingCampaignsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  email_from: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One per organization; `config` holds the non-secret fields, the secret is encrypted apart. */
+export interface EmailIntegrationsTable {
+  id: string;
+  organization_id: string;
+  provider: EmailProvider;
+  config: Json<Record<string, unknown>>;
+  secret_encrypted: string | null;
+  active: boolean;
+  last_error: string | null;
+  last_error_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** The organization's version of a template type (campaign_id null) or a campaign's own. */
+export interface EmailTemplatesTable {
+  id: string;
+  organization_id: string;
+  campaign_id: string | null;
+  template_type: TemplateType;
+  subject: string;
+  html: string;
+  editor_embed_design_json: NullableJson<Record<string, unknown>>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface EmailClaimsTable {
+  id: string;
+  organization_id: string;
+  collection_id: string;
+  item_id: string;
+  email: string;
+  quantity: Uint256Column;
+  tx_payer: Generated<TxPayer>;
+  type: string | null;
+  campaign_id: string | null;
+  /** SHA-256 of the link's secret. */
+  token_hash: Buffer;
+  expiration: Timestamp;
+  active: Generated<boolean>;
+  deactivation_reason: ClaimDeactivationReason | null;
+  claimed_at: NullableTimestamp;
+  to_address: string | null;
+  transaction_id: string | null;
+  voucher_id: string | null;
+  pin_hash: Buffer | null;
+  pin_expires_at: NullableTimestamp;
+  pin_failed_attempts: Generated<number>;
+  last_pin_code_email_sent_at: NullableTimestamp;
+  mail_outbox_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+/** An organization's endpoint; see migrations/0010_webhooks.ts. */
+export interface WebhooksTable {
+  id: string;
+  organization_id: string;
+  url: string;
+  events: WebhookEventType[];
+  enabled: Generated<boolean>;
+  secret_encrypted: string;
+  /** Signs too, for 24 h after `secret_rotated_at`. */
+  previous_secret_encrypted: string | null;
+  secret_rotated_at: NullableTimestamp;
+  /** The first failure of the current run of failures; null after a success. */
+  failing_since: NullableTimestamp;
+  disabled_reason: string | null;
+  disabled_at: NullableTimestamp;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  organization_id: string;
+  type: WebhookEventType;
+  resource_id: string;
+  /** The body every delivery of the event sends: `{type, timestamp, data}` as JSON text. */
+  payload: string;
+  created_at: Generated<Date>;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  organization_id: string;
+  event_id: string;
+  event_type: WebhookEventType;
+  resource_id: string;
+  /** Order of occurrence among the deliveries of one resource to one endpoint. */
+  sequence: ColumnType<string, never, never>;
+  status: Generated<WebhookDeliveryStatus>;
+  attempts: Generated<number>;
+  max_attempts: number;
+  send_count: Generated<number>;
+  resent: Generated<boolean>;
+  claimed_until: NullableTimestamp;
+  next_attempt_at: NullableTimestamp;
+  response_status: number | null;
+  last_error: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  completed_at: NullableTimestamp;
+}
+
+export type ListingStatus = (typeof LISTING_STATUSES)[number];
+export type PaymentProvider = (typeof PAYMENT_PROVIDERS)[number];
+export type PurchaseIntentStatus = (typeof PURCHASE_INTENT_STATUSES)[number];
+export type FulfillmentStatus = (typeof FULFILLMENT_STATUSES)[number];
+export type FulfillmentMethod = (typeof FULFILLMENT_METHODS)[number];
+
+export interface ListingsTable {
+  id: string;
+  organization_id: string;
+  collection_id: string;
+  /** Set for an item-level listing. */
+  item_id: string | null;
+  status: ListingStatus;
+  sale_type: Generated<string>;
+  price: Uint256Column;
+  currency: string;
+  payment_providers: PaymentProvider[];
+  max_quantity_per_tx: number;
+  quantity_listed: number;
+  /** Units held by PENDING intents. */
+  quantity_held: Generated<number>;
+  /** Units of CONFIRMED intents. */
+  quantity_sold: Generated<number>;
+  start_time: NullableTimestamp;
+  end_time: NullableTimestamp;
+  policy: Json<Record<string, unknown>>;
+  campaign_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface PurchaseIntentsTable {
+  id: string;
+  organization_id: string;
+  listing_id: string;
+  quantity: number;
+  status: PurchaseIntentStatus;
+  fulfillment_status: Generated<FulfillmentStatus>;
+  fulfillment_method: FulfillmentMethod;
+  payment_provider: PaymentProvider;
+  email: string | null;
+  eth_address: string | null;
+  client_token_hash: Buffer;
+  item_ids: Generated<string[]>;
+  item_claim_ids: Generated<string[]>;
+  transaction_ids: Generated<string[]>;
+  provider_price: Json<Record<string, unknown>>;
+  data: NullableJson<Record<string, unknown>>;
+  card_provider_payment_intent_id: string | null;
+  crypto_provider_charge_id: string | null;
+  fulfillment_error: string | null;
+  expiration: Timestamp;
+  confirmed_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   roles: RolesTable;
@@ -443,6 +641,16 @@ export interface Database {
   mint_requests: TokenRequestsTable;
   transfer_requests: TokenRequestsTable;
   provider_events: ProviderEventsTable;
+  marketing_campaigns: MarketingCampaignsTable;
+  email_integrations: EmailIntegrationsTable;
+  email_templates: EmailTemplatesTable;
+  email_claims: EmailClaimsTable;
+  webhooks: WebhooksTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  listings: ListingsTable;
+  purchase_intents: PurchaseIntentsTable;
+  mint_vouchers: MintVouchersTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -454,12 +662,49 @@ export type UserUpdate = Updateable<UsersTable>;
 export type RoleRow = Selectable<RolesTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type MailOutboxRow = Selectable<MailOutboxTable>;
+export type WebhookRow = Selectable<WebhooksTable>;
+export type WebhookEventRow = Selectable<WebhookEventsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type MailboxMessageRow = Selectable<MailboxMessagesTable>;
 export type NetworkRow = Selectable<NetworksTable>;
 export type PaymentTokenRow = Selectable<PaymentTokensTable>;
 export type WalletRow = Selectable<WalletsTable>;
 export type TransactionRow = Selectable<TransactionsTable>;
 export type TransactionAttemptRow = Selectable<TransactionAttemptsTable>;
+export type MintVoucherStatus = (typeof MINT_VOUCHER_STATUSES)[number];
+export type VoucherHolderKind = (typeof VOUCHER_HOLDER_KINDS)[number];
+
+/** A mint voucher signed for one minter (addresses lower-case; integers as decimal strings). */
+export interface MintVouchersTable {
+  id: string;
+  organization_id: string;
+  collection_id: string;
+  item_id: string;
+  network_id: number;
+  contract_address: string;
+  minter: string;
+  token_id: Uint256Column;
+  quantity: Uint256Column;
+  price: Uint256Column;
+  currency: string;
+  net_recipient: string;
+  fee_recipient: string;
+  fee_amount: Uint256Column;
+  nonce: Uint256Column;
+  expiry: Uint256Column;
+  signature: string;
+  digest: string;
+  issued_block: Uint256Column;
+  status: Generated<MintVoucherStatus>;
+  holder_kind: VoucherHolderKind;
+  holder_id: string;
+  redeemed_tx_hash: string | null;
+  redeemed_block: NullableUint256Column;
+  redeemed_token_id: NullableUint256Column;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export type ItemTypeRow = Selectable<ItemTypesTable>;
 export type CollectionRow = Selectable<CollectionsTable>;
 export type CollectionUpdate = Updateable<CollectionsTable>;
@@ -467,3 +712,10 @@ export type ItemRow = Selectable<ItemsTable>;
 export type ItemReservationRow = Selectable<ItemReservationsTable>;
 export type TokenRequestRow = Selectable<TokenRequestsTable>;
 export type ProviderEventRow = Selectable<ProviderEventsTable>;
+export type MarketingCampaignRow = Selectable<MarketingCampaignsTable>;
+export type EmailIntegrationRow = Selectable<EmailIntegrationsTable>;
+export type EmailTemplateRow = Selectable<EmailTemplatesTable>;
+export type EmailClaimRow = Selectable<EmailClaimsTable>;
+export type ListingRow = Selectable<ListingsTable>;
+export type PurchaseIntentRow = Selectable<PurchaseIntentsTable>;
+export type MintVoucherRow = Selectable<MintVouchersTable>;

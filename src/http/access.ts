@@ -73,7 +73,8 @@ export async function authorize(authenticate: Authenticate, request: FastifyRequ
       if (!principal)
         throw new ApiError('UNAUTHENTICATED', 'the credentials are invalid, expired or revoked');
       request.principal = principal;
-      // API.md §2: an organization that requires MFA locks its users without MFA out of all but /v1/me*.
+      // docs/api.md#authentication-and-roles: an organization that requires MFA locks its users
+      // without MFA out of all but /v1/me*.
       const path = request.routeOptions.url ?? '';
       if (principal.organizationMfaRequired && !principal.mfaEnabled && !/^\/v1\/me(\/|$)/.test(path)) {
         throw new ApiError('MFA_REQUIRED', 'this organization requires MFA: enrol at POST /v1/me/mfa');

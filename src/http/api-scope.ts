@@ -1,5 +1,5 @@
 import { type TSchema, Type } from '@sinclair/typebox';
-import type { FastifyError, RouteOptions } from 'fastify';
+import type { FastifyError, FastifyRequest, RouteOptions } from 'fastify';
 import { CLIENT_TOKEN_HEADER } from '../access/access.ts';
 import type { AppContext } from '../context.ts';
 import { type Authenticate, authorize } from './access.ts';
@@ -11,13 +11,20 @@ import { IdempotencyKeyHeader } from './schemas.ts';
 import type { App, RouteModule } from './types.ts';
 
 /**
- * The /v1 API scope (API.md): JSON bodies only, the JSON error body, the auth hook, the U+0000
+ * The /v1 API scope (docs/api.md): JSON bodies only, the JSON error body, the auth hook, the U+0000
  * query check and Idempotency-Key. An encapsulated child context, so none of this reaches the
  * webhooks scope (raw bodies, provider signatures) or the web scope (HTML). It has no URL
  * prefix because every operation declares its whole path (`/v1/...`), which the OpenAPI document
  * and the security suite read as they are. `schemas` are the shared, referenced ones;
  * `authenticate` resolves credentials (the auth module's, handed in by the app).
  */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Narrows the scope of an anonymous caller's Idempotency-Key (default: its address). */
+    idempotencyScope?: (request: FastifyRequest) => string | undefined;
+  }
+}
+
 export function apiScope(
   ctx: AppContext,
   routes: readonly RouteModule[],
@@ -70,10 +77,12 @@ export function apiScope(
     scope.addHook('preHandler', async (request, reply) => {
       const key = request.headers['idempotency-key'];
       if (request.method !== 'POST' || typeof key !== 'string') return;
-      // Anonymous callers (log in, public purchases) are told apart by address, never pooled.
+      // Anonymous callers (log in, public purchases) are told apart by address, never pooled; a
+      // route may narrow its keys further (a purchase's to its listing).
+      const routeScope = request.routeOptions.config.idempotencyScope?.(request);
       const claimScope = request.principal
         ? `org:${request.principal.organizationId}`
-        : `public:${request.ip}`;
+        : `public:${routeScope ?? request.ip}`;
       if (await beginIdempotentRequest(ctx.db, ctx.keyring, request, reply, claimScope, key)) return reply;
     });
     scope.addHook('onSend', async (request, reply, payload) => {
@@ -162,7 +171,8 @@ function completeRouteSchema(route: RouteOptions): void {
       ...headers.properties,
       'idempotency-key': Type.Optional({
         ...IdempotencyKeyHeader,
-        description: 'Replays the first response (API.md §1)',
+        description:
+          'A retry with the same key and body replays the first response (docs/api.md#idempotency)',
       }),
     });
   }
@@ -170,9 +180,9 @@ function completeRouteSchema(route: RouteOptions): void {
 }
 
 /**
- * JSON only (API.md §1): any other media type, text/plain included, is refused. An empty body
- * (common on DELETE) is no body rather than an error. A `__proto__` key is refused, as Fastify's
- * own parser does, so no body can reach code that would turn it into a prototype.
+ * JSON only (docs/api.md#conventions): any other media type, text/plain included, is refused. An
+ * empty body (common on DELETE) is no body rather than an error. A `__proto__` key is refused, as
+ * Fastify's own parser does, so no body can reach code that would turn it into a prototype.
  */
 export function installJsonParser(app: App) {
   app.removeAllContentTypeParsers();

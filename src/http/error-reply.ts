@@ -13,7 +13,10 @@ import {
 /** The body limit of the API (and of anything that names no other). */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** Writes API.md §1's error body with the request id; the one JSON error writer of every scope. */
+/**
+ * Writes the error body (docs/api.md#errors) with the request id; the one JSON error writer of
+ * every scope.
+ */
 export function sendError(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) {
   const apiError = toApiError(error, request);
   if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
@@ -87,7 +90,7 @@ export function toApiError(error: FastifyError | ApiError, request: FastifyReque
  * Node's `clientError`: the parser refused the bytes (not HTTP, a request line or headers over
  * its limit) or the request did not arrive within the request timeout. No request object exists
  * yet, so a minimal response is written on the socket (with a request id of its own) and the
- * connection closed, as Node does, with API.md §1's body instead of the framework's.
+ * connection closed, as Node does, with the API's error body instead of the framework's.
  */
 export function writeClientError(
   error: Error & { code?: string; rawPacket?: unknown },

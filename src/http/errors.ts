@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 
-/** The closed list of error codes (API.md §1) and the one status each answers with. */
+/** The closed list of error codes (docs/api.md#errors) and the one status each answers with. */
 export const ERROR_STATUS = {
   VALIDATION_FAILED: 400,
   INVALID_CURSOR: 400,
@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   SCHEMA_VALIDATION_FAILED: 422,
   PAYOUT_ADDRESS_REQUIRED: 422,
   CARD_PROVIDER_NOT_READY: 422,
+  CRYPTO_PROVIDER_NOT_READY: 422,
   INSUFFICIENT_SUPPLY: 422,
   NOT_ELIGIBLE: 422,
   RATE_LIMITED: 429,
@@ -39,7 +40,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 /**
  * The one exception to ERROR_STATUS: what Node's HTTP server refuses before Fastify or any route
  * sees a request (error-reply.ts writeClientError) keeps its HTTP status, which clients and
- * proxies act on, and carries the API.md §1 body with the code named here. A body over the limit
+ * proxies act on, and carries the error body with the code named here. A body over the limit
  * and an unsupported media type reach Fastify and stay 400 like any other invalid request.
  */
 export const TRANSPORT_ERROR_CODE = {

@@ -7,10 +7,10 @@ import type { Keyring } from '../lib/secrets.ts';
 import { ApiError } from './errors.ts';
 
 /**
- * Idempotency-Key on every POST (API.md §1). The first request with a key claims it by inserting
- * a row; its response is stored when it is sent. A retry with the same key and body gets the
- * stored response; a concurrent retry waits for the first to finish. A claim whose request died
- * (crash, 5xx) is released or expires after LEASE_SECONDS, so the key can be used again.
+ * Idempotency-Key on every POST (docs/api.md#idempotency). The first request with a key claims it
+ * by inserting a row; its response is stored when it is sent. A retry with the same key and body
+ * gets the stored response; a concurrent retry waits for the first to finish. A claim whose request
+ * died (crash, 5xx) is released or expires after LEASE_SECONDS, so the key can be used again.
  */
 const RETENTION_HOURS = 24;
 const LEASE_SECONDS = 60;
@@ -29,7 +29,7 @@ declare module 'fastify' {
 }
 
 /**
- * The caller is part of the request: keys are scoped per organization (API.md §1), but a response
+ * The caller is part of the request: keys are scoped per organization, but a response
  * is only replayed to the user who caused it, never to a colleague who happens to send the same
  * key and body (a replayed POST /v1/api-keys would hand over another user's secret key).
  */

@@ -3,8 +3,9 @@ import { parseAddress } from '../lib/address.ts';
 import { ApiError } from './errors.ts';
 
 /**
- * Checks of API.md §1 that a schema cannot express, each a 400 VALIDATION_FAILED naming the field
- * by its JSON pointer (`/royalty_info/receiver`, `querystring:/token_id`, `params:/token_id`).
+ * Checks of docs/api.md#conventions that a schema cannot express, each a 400 VALIDATION_FAILED
+ * naming the field by its JSON pointer (`/royalty_info/receiver`, `querystring:/token_id`,
+ * `params:/token_id`).
  */
 
 /** The field's name for a sentence: `royalty_info.receiver` for `/royalty_info/receiver`. */

@@ -17,7 +17,7 @@ interface Page {
   total_results: number;
 }
 
-/** API.md §1 "Pagination", through GET /v1/organizations and GET /v1/users. */
+/** docs/api.md#pagination, through GET /v1/organizations and GET /v1/users. */
 describe('pagination', () => {
   let env: TestEnv;
   let token: string;

@@ -3,7 +3,7 @@ import { type TSchema, Type } from '@sinclair/typebox';
 import { type SelectQueryBuilder, sql } from 'kysely';
 import { ApiError } from './errors.ts';
 
-/** List limits (SERVICE-SPEC "Limits"): standard lists take 1..100, medium lists 1..1000. */
+/** List limits (docs/api.md#pagination): standard lists take 1..100, medium lists 1..1000. */
 export type ListSize = 'standard' | 'medium';
 const MAX_LIMIT: Record<ListSize, number> = { standard: 100, medium: 1000 };
 

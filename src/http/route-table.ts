@@ -1,5 +1,6 @@
 import type { RouteOptions } from 'fastify';
 import type { Access } from '../access/access.ts';
+import type { Permission } from '../access/permissions.ts';
 
 /**
  * Every route an app registered, with its declared access, recorded from the onRoute hook so that
@@ -41,7 +42,24 @@ export function recordRoute(app: object, route: RouteOptions): void {
   }
 }
 
-/** The routes of an app built by buildApp, in registration order. */
+/**
+ * The routes of an app built by buildApp, in registration order. `app` may be the app or any
+ * encapsulated context inside it (a route's own `app`): Fastify derives a context from its
+ * parent by prototype, so the chain leads to the app the table belongs to.
+ */
 export function registeredRoutes(app: object): readonly RegisteredRoute[] {
-  return tables.get(app) ?? [];
+  for (let instance: object | null = app; instance !== null; instance = Object.getPrototypeOf(instance)) {
+    const table = tables.get(instance);
+    if (table) return table;
+  }
+  return [];
+}
+
+/** The permissions that guard at least one route of the app (their `config.access`). */
+export function permissionsInUse(app: object): ReadonlySet<Permission> {
+  const used = new Set<Permission>();
+  for (const route of registeredRoutes(app)) {
+    if (route.access?.kind === 'permission') used.add(route.access.permission);
+  }
+  return used;
 }

@@ -1,13 +1,14 @@
 import { type SchemaOptions, type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
+import { UUID_PATTERN } from '../lib/ids.ts';
 
-/** Shapes shared by every module's schemas (API.md §1). */
+/** Shapes shared by every module's schemas (docs/api.md#conventions). */
 
 /**
  * The canonical hyphenated form only, any case. A pattern, not `format: 'uuid'`: ajv-formats
  * lets `urn:uuid:…` through, which PostgreSQL refuses (a 500 instead of a 400).
  */
 export const Uuid = Type.String({
-  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  pattern: UUID_PATTERN,
   description: 'UUID',
 });
 // maxLength: ajv-formats' date-time takes any number of fraction digits.

@@ -6,7 +6,7 @@ import { paginateStatic } from './static-pagination.ts';
 const ITEMS = ['delta', 'alpha', 'echo', 'charlie', 'bravo'].map((name) => ({ name }));
 const options = { list: 'letters', filters: {}, key: (item: { name: string }) => item.name };
 
-/** API.md §1 pagination over an in-memory list. */
+/** docs/api.md#pagination over an in-memory list. */
 describe('paginateStatic', () => {
   it('sorts by key in code-unit order and cuts pages with a cursor', () => {
     const first = paginateStatic(ITEMS, { ...options, page: { limit: 2 } });

@@ -17,7 +17,7 @@ interface CursorPayload {
 }
 
 /**
- * API.md §1 pagination over a list held in memory (a static registry): the same envelope,
+ * docs/api.md#pagination over a list held in memory (a static registry): the same envelope,
  * limits and cursor rules as the keyset pagination of database lists. The cursor carries the
  * last key, so a page never repeats or skips an item even when the list changes between
  * releases, and a fingerprint of the list, filters and order, so a foreign cursor is refused.

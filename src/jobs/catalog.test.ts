@@ -6,13 +6,29 @@ import { crontabOf } from './runner.ts';
 describe('job catalog', () => {
   it('keeps the task names that queued jobs already carry', () => {
     assert.deepEqual(jobCatalog.map((task) => task.name).sort(), [
+      'deliver_purchase_intent',
+      'deliver_webhook',
+      'expire_email_claims',
+      'expire_purchase_intent',
+      'expire_purchase_intents',
       'maintenance',
       'send_mail',
       'transaction_settled',
+      'watch_mint_vouchers',
     ]);
   });
 
-  it('schedules maintenance hourly and nothing else', () => {
-    assert.equal(crontabOf(jobCatalog), '0 * * * * maintenance');
+  it('schedules maintenance hourly; email claim expiry, purchase intent expiry and the mint-voucher watch every minute; nothing else', () => {
+    assert.equal(
+      crontabOf(jobCatalog),
+      '0 * * * * maintenance\n* * * * * expire_email_claims\n* * * * * expire_purchase_intents\n* * * * * watch_mint_vouchers',
+    );
+  });
+
+  it('runs webhook deliveries, and only them, on the webhooks runner', () => {
+    assert.deepEqual(
+      jobCatalog.filter((task) => task.runner === 'webhooks').map((task) => task.name),
+      ['deliver_webhook'],
+    );
   });
 });

@@ -10,6 +10,11 @@ export interface EnqueueOptions {
   runAt?: Date;
   /** Overrides the task's maxAttempts. */
   maxAttempts?: number;
+  /**
+   * graphile-worker's named queue: its jobs run one at a time, so the jobs of one queue (one
+   * webhook endpoint) never take more than one of the worker's slots.
+   */
+  queueName?: string;
 }
 
 /**
@@ -30,7 +35,8 @@ export async function enqueue<S extends TSchema>(
     ${JSON.stringify(payload)}::json,
     run_at := ${options.runAt ?? null}::timestamptz,
     max_attempts := ${options.maxAttempts ?? task.maxAttempts ?? null}::int,
-    job_key := ${options.jobKey ?? null}::text
+    job_key := ${options.jobKey ?? null}::text,
+    queue_name := ${options.queueName ?? null}::text
   )`.execute(db);
 }
 

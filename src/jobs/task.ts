@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { JobHelpers } from 'graphile-worker';
 import type { AppContext } from '../context.ts';
+import { UUID_PATTERN } from '../lib/ids.ts';
 
 /**
  * One kind of background work, declared once: graphile-worker's task name, the TypeBox schema of
@@ -15,6 +16,12 @@ export interface TaskDefinition<S extends TSchema = TSchema> {
   readonly maxAttempts?: number;
   /** A crontab time (`0 * * * *`): the task also runs on this schedule, with graphile-worker's `_cron` payload. */
   readonly schedule?: string;
+  /**
+   * The worker's runner that takes its jobs: `default`, or `webhooks` for calls to organizations'
+   * own endpoints, which run on their own slots (worker.ts) so a slow or dead endpoint never holds
+   * the slots that settle transactions or send mail.
+   */
+  readonly runner?: 'default' | 'webhooks';
   handler(payload: Static<S>, helpers: JobHelpers, ctx: AppContext): Promise<void>;
 }
 
@@ -28,5 +35,5 @@ export function defineTask<S extends TSchema>(definition: TaskDefinition<S>): Ta
  * knows no format unless one is registered, and would refuse every payload.
  */
 export const JobUuid = Type.String({
-  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  pattern: UUID_PATTERN,
 });

@@ -10,7 +10,10 @@ const CHECKSUMMED = [
   '0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb',
 ] as const;
 
-/** API.md §1: any case in, a mixed case only with a valid EIP-55 checksum; checksummed out. */
+/**
+ * docs/api.md#conventions: any case in, a mixed case only with a valid EIP-55 checksum; checksummed
+ * out.
+ */
 describe('parseAddress', () => {
   it('accepts an all-lowercase address and returns it checksummed', () => {
     for (const address of CHECKSUMMED) assert.equal(parseAddress(address.toLowerCase()), address);

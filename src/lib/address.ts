@@ -3,7 +3,7 @@ import { getAddress } from 'viem';
 const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /**
- * API.md §1: any case is accepted, but a mixed-case address must carry a correct EIP-55
+ * docs/api.md#conventions: any case is accepted, but a mixed-case address must carry a correct EIP-55
  * checksum. Returns the checksummed form, or undefined when the input is not acceptable.
  */
 export function parseAddress(input: string): `0x${string}` | undefined {

@@ -4,7 +4,7 @@ import { randomToken, uuidv7 } from './ids.ts';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-/** RFC 9562 UUIDv7: ids sort by creation time (API.md §1, default list order ties). */
+/** RFC 9562 UUIDv7: ids sort by creation time (docs/api.md#pagination: default list order ties). */
 describe('uuidv7', () => {
   it('has the UUID layout, version 7 and the RFC 4122 variant', () => {
     for (let i = 0; i < 1000; i++) {

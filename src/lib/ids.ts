@@ -17,3 +17,6 @@ export function uuidv7(now: number = Date.now()): string {
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
 }
+
+/** A UUID in its canonical hyphenated form, any case (no braces, no `urn:uuid:`). */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';

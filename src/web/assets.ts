@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { build } from 'esbuild';
 import { ApiError } from '../http/errors.ts';
 import type { App } from '../http/types.ts';
 
@@ -72,11 +73,73 @@ export function assetUrl(name: string): string {
   return url;
 }
 
+/**
+ * Browser scripts: TypeScript under src/web/client/ bundled by esbuild with what they import from
+ * node_modules (viem's wallet code), once per process on first use (most processes never serve a
+ * page), held in memory and served like the files above. A bundle is named by its entry, so
+ * `scriptUrl('claim.js')` is `/assets/claim.<hash>.js`.
+ */
+const CLIENT_DIR = path.resolve(import.meta.dirname, 'client');
+const SCRIPT_ENTRIES: Record<string, string> = { 'claim.js': 'claim.ts' };
+
+let scripts: Promise<Catalog> | undefined;
+
+function bundledScripts(): Promise<Catalog> {
+  scripts ??= bundle().catch((error: unknown) => {
+    scripts = undefined; // the next request tries again
+    throw error;
+  });
+  return scripts;
+}
+
+async function bundle(): Promise<Catalog> {
+  const files = new Map<string, Asset>();
+  const urls = new Map<string, string>();
+  for (const [name, entry] of Object.entries(SCRIPT_ENTRIES)) {
+    const result = await build({
+      entryPoints: [path.join(CLIENT_DIR, entry)],
+      absWorkingDir: path.resolve(import.meta.dirname, '../..'),
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      target: ['es2022'],
+      minify: true,
+      legalComments: 'none',
+      write: false,
+      logLevel: 'silent',
+    });
+    const body = Buffer.from(result.outputFiles[0]!.contents);
+    const hash = createHash('sha256').update(body).digest('hex').slice(0, 16);
+    const fingerprinted = `${path.basename(name, '.js')}.${hash}.js`;
+    const common = { body, contentType: CONTENT_TYPES['.js']!, etag: `"${hash}"` };
+    files.set(name, { ...common, cacheControl: REVALIDATE });
+    files.set(fingerprinted, { ...common, cacheControl: IMMUTABLE });
+    urls.set(name, `${ASSETS_PREFIX}${fingerprinted}`);
+  }
+  return { files, urls };
+}
+
+/** The URL of a bundled browser script (built on the first call). */
+export async function scriptUrl(name: string): Promise<string> {
+  const url = (await bundledScripts()).urls.get(name);
+  if (!url) throw new Error(`no script ${name} in src/web/client`);
+  return url;
+}
+
+/** A script name: the entry's base name, plain or fingerprinted. */
+function isScriptName(name: string): boolean {
+  return Object.keys(SCRIPT_ENTRIES).some((entry) =>
+    new RegExp(`^${path.basename(entry, '.js')}(\\.[0-9a-f]{16})?\\.js$`).test(name),
+  );
+}
+
 /** `GET /assets/<name>`: every path below /assets/ is the web scope's, so a miss is an HTML 404. */
 export function assetRoutes(app: App): void {
   app.get(`${ASSETS_PREFIX}*`, async (request, reply) => {
     const name = (request.params as { '*': string })['*'];
-    const asset = catalog().files.get(name);
+    const asset =
+      catalog().files.get(name) ??
+      (isScriptName(name) ? (await bundledScripts()).files.get(name) : undefined);
     if (!asset) throw new ApiError('NOT_FOUND', `no asset ${name}`);
     reply.header('etag', asset.etag).header('cache-control', asset.cacheControl);
     if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();

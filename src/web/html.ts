@@ -44,8 +44,11 @@ function render(value: unknown): string {
   return escapeHtml(String(value));
 }
 
-/** A whole document: the service's stylesheet, no third-party resource of any kind. */
-export function htmlDocument(page: { title: string; body: SafeHtml }): SafeHtml {
+/**
+ * A whole document: the service's stylesheet and the page's own scripts (module scripts from
+ * /assets/, `scriptUrl`), no inline script and no third-party resource of any kind.
+ */
+export function htmlDocument(page: { title: string; body: SafeHtml; scripts?: readonly string[] }): SafeHtml {
   const title = page.title === SERVICE_NAME ? SERVICE_NAME : `${page.title} · ${SERVICE_NAME}`;
   return html`<!doctype html>
 <html lang="en">
@@ -54,7 +57,10 @@ export function htmlDocument(page: { title: string; body: SafeHtml }): SafeHtml 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
 <link rel="stylesheet" href="${assetUrl('site.css')}">
-</head>
+${(page.scripts ?? []).map(
+  (src) => html`<script type="module" src="${src}"></script>
+`,
+)}</head>
 <body>
 ${page.body}
 </body>

@@ -22,11 +22,11 @@ export const CONTENT_SECURITY_POLICY = [
   "form-action 'self'",
 ].join('; ');
 
+/** The headers of every answer; a page may have set a stricter policy of its own. */
 function applySecurityHeaders(reply: FastifyReply): void {
-  reply
-    .header('content-security-policy', CONTENT_SECURITY_POLICY)
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer');
+  if (!reply.hasHeader('content-security-policy'))
+    reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+  reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
 }
 
 /**

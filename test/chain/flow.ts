@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Abi, type Address, zeroAddress } from 'viem';
-import { platformContracts } from '../../src/chain/artifacts.ts';
+import { type PlatformContractName, platformContracts } from '../../src/chain/artifacts.ts';
 import { type CapabilityName, capabilitiesOf } from '../../src/chain/capabilities.ts';
 import type {
   CollectionRow,
@@ -44,6 +44,8 @@ export interface FlowTest {
       /** Registered instead of the ABI's (e.g. a batch mint left out). */
       capabilities?: CapabilityName[];
       baseUri?: string;
+      /** The platform variant deployed (default FlexibleERC721 / FlexibleERC1155). */
+      variant?: PlatformContractName;
     },
   ): Promise<{ address: Address; collection: CollectionRow }>;
   /** Polls `probe` until it returns a value other than undefined. */
@@ -87,7 +89,11 @@ export async function setupFlowTest(configOverrides: Record<string, string> = {}
     const running = worker;
     const deployCollection: FlowTest['deployCollection'] = async (kind, options = {}) => {
       const artifact =
-        kind === 'ERC721' ? platformContracts.FlexibleERC721 : platformContracts.FlexibleERC1155;
+        options.variant !== undefined
+          ? platformContracts[options.variant]
+          : kind === 'ERC721'
+            ? platformContracts.FlexibleERC721
+            : platformContracts.FlexibleERC1155;
       // Every platform variant has the same constructor (src/chain/artifacts.ts).
       const args = [
         'Test',

@@ -70,9 +70,12 @@ export function mailsTo(env: TestEnv, address: string, templateType: string) {
     .execute();
 }
 
-/** The link of a mail with the given path, e.g. /verify or /reset-password (API.md §2). */
+/**
+ * The link of a mail with the given path, e.g. /verify or /reset-password
+ * (docs/api.md#authentication-and-roles).
+ */
 export function linkInMail(text: string, pathname: string): URL {
-  const links = [...text.matchAll(/https?:\/\/[^\s"'<>]+/g)].map((m) => new URL(m[0]));
+  const links = [...text.matchAll(/https?:\/\/[^\s"'<>()]+/g)].map((m) => new URL(m[0]));
   const link = links.find((url) => url.pathname === pathname);
   assert.ok(link, `the mail holds a ${pathname} link: ${text}`);
   return link;

@@ -1,4 +1,4 @@
-import { ROLE_IDS, ROLE_PERMISSIONS } from '../../access/permissions.ts';
+import { listedPermissions, type Permission, ROLE_IDS } from '../../access/permissions.ts';
 import {
   assertOrganizationAccess,
   hasPermission,
@@ -16,15 +16,18 @@ import { API_KEY_PREFIX } from '../auth/auth.service.ts';
 import * as repo from './api-keys.repository.ts';
 import type { ApiKey, CreateApiKeyBody, CreatedApiKey } from './api-keys.schemas.ts';
 
-/** A key acts with its user's role, so its permissions are the role's. */
-export function toApiKey(row: ApiKeyRow, principal: Principal): ApiKey {
+/**
+ * A key acts with its user's role, so its permissions are the role's (as listed: `inUse`, see
+ * listedPermissions).
+ */
+export function toApiKey(row: ApiKeyRow, principal: Principal, inUse: ReadonlySet<Permission>): ApiKey {
   return {
     id: row.id,
     name: row.name,
     prefix: row.prefix,
     expiration: iso(row.expiration),
     last_used: iso(row.last_used),
-    permissions: [...ROLE_PERMISSIONS[principal.role]],
+    permissions: listedPermissions(principal.role, inUse),
     created_at: iso(row.created_at),
   };
 }
@@ -33,6 +36,7 @@ export async function createApiKey(
   db: Executor,
   principal: Principal,
   body: CreateApiKeyBody,
+  inUse: ReadonlySet<Permission>,
 ): Promise<CreatedApiKey> {
   const expiration = body.expiration ? new Date(body.expiration) : null;
   if (expiration !== null && expiration.getTime() <= Date.now()) {
@@ -50,7 +54,7 @@ export async function createApiKey(
     hash: sha256(key),
     expiration,
   });
-  return { ...toApiKey(row, principal), key };
+  return { ...toApiKey(row, principal, inUse), key };
 }
 
 export function listApiKeys(

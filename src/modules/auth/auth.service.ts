@@ -8,6 +8,7 @@ import { ApiError } from '../../http/errors.ts';
 import { checkRateLimit, hitRateLimit, type RateLimit } from '../../http/rate-limit.ts';
 import { sha256 } from '../../lib/secrets.ts';
 import { queueMail } from '../mail/mail.service.ts';
+import { mailDate } from '../mail/templates.ts';
 import { findOrganization } from '../organizations/organizations.service.ts';
 import * as users from '../users/users.service.ts';
 import * as repo from './auth.repository.ts';
@@ -24,7 +25,7 @@ import type {
 import { MFA_TOKEN_TTL_SECONDS, signToken, verifyToken } from './tokens.ts';
 import { newTotpSecret, otpauthUrl, totpStep } from './totp.ts';
 
-/** Brute-force limits (API.md §2): per account and per client address. */
+/** Brute-force limits (docs/api.md#rate-limits): per account and per client address. */
 export const LIMITS = {
   loginPerIp: { name: 'login:ip', max: 100, windowSeconds: 15 * 60 },
   failedLoginPerAccount: { name: 'login:account', max: 10, windowSeconds: 15 * 60 },
@@ -201,7 +202,7 @@ export async function forgotPassword(
       variables: {
         organization_name: organization.name,
         reset_url: resetUrl.toString(),
-        expires_at: expiresAt.toISOString(),
+        expires_at: mailDate(expiresAt),
         email: user.email,
       },
     });

@@ -1,7 +1,10 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Keyring } from '../../lib/secrets.ts';
 
-/** Signed JWTs: access tokens (API.md §2) and the short-lived token between password and TOTP. */
+/**
+ * Signed JWTs: access tokens (docs/api.md#authentication-and-roles) and the short-lived token
+ * between password and TOTP.
+ */
 export type TokenType = 'access' | 'mfa';
 
 export interface TokenClaims {

@@ -28,7 +28,7 @@ export const TokenIdAssignmentStrategy = StringEnum(TOKEN_ID_ASSIGNMENT_STRATEGI
     'AUTOMATIC: the service numbers tokens from 1; MANUAL: token ids are given at lock; EXTERNAL: the contract assigns them at mint (ERC721 with ADMIN_MINT_MULTIPLE_NO_ID only)',
 });
 
-/** ERC-2981 royalty (API.md §3 B). */
+/** ERC-2981 royalty: receiver and basis points (10,000 = 100%). */
 export const RoyaltyInfo = Type.Object(
   {
     receiver: { ...EthAddress, description: 'Receives the royalty; not the zero address' },

@@ -11,11 +11,13 @@ import { capabilitiesOf } from '../../chain/capabilities.ts';
 import { contractSymbol } from '../../chain/probe.ts';
 import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
-import type { TransactionRow } from '../../db/schema.ts';
+import type { CollectionRow, TransactionRow } from '../../db/schema.ts';
 import { chainClientOf, findNetwork } from '../networks/networks.service.ts';
 import { queueTransaction } from '../transactions/transactions.service.ts';
 import { organizationWalletOf } from '../wallets/wallets.service.ts';
+import { emitEvent } from '../webhooks/webhook-events.service.ts';
 import * as repo from './collections.repository.ts';
+import { toCollection } from './collections.service.ts';
 
 /** What follows a DEPLOY transaction's settlement (registered in src/settlement.ts). */
 
@@ -40,21 +42,23 @@ export async function settleDeployment(db: Executor, deps: Deps, transaction: Tr
       (transaction.state === 'CANCELLED'
         ? 'the deployment was cancelled'
         : 'the deployment reverted on chain');
-    await repo.updateCollection(db, collection.id, {
+    const failed = await repo.updateCollection(db, collection.id, {
       deployment_status: 'FAILED',
       deployment_failure_reason: reason,
     });
+    await emitDeploymentEvent(db, failed);
     return;
   }
   const address = getAddress(transaction.contract_address!);
   const abi = (collection.abi ?? []) as Abi;
   const symbol = collection.symbol ?? (await readSymbol(db, deps, transaction.network_id, address, abi));
-  await repo.updateCollection(db, collection.id, {
+  const deployed = await repo.updateCollection(db, collection.id, {
     deployment_status: 'SUCCESS',
     contract_address: address,
     capabilities: capabilitiesOf(abi),
     symbol,
   });
+  await emitDeploymentEvent(db, deployed);
   if (collection.owner_address) {
     // The requested owner administers the contract too (DEFAULT_ADMIN_ROLE is bytes32 0).
     const wallet = await organizationWalletOf(db, collection.organization_id);
@@ -94,4 +98,14 @@ async function readSymbol(
   const network = symbolFunction && (await findNetwork(db, networkId));
   if (!symbolFunction || !network) return '';
   return contractSymbol(chainClientOf(deps, network), address);
+}
+
+/** collection.deployed or collection.deployment_failed, with the collection as the API shows it. */
+function emitDeploymentEvent(db: Executor, collection: CollectionRow): Promise<string | undefined> {
+  return emitEvent(db, {
+    organizationId: collection.organization_id,
+    type: collection.deployment_status === 'SUCCESS' ? 'collection.deployed' : 'collection.deployment_failed',
+    resourceId: collection.id,
+    data: toCollection(collection),
+  });
 }

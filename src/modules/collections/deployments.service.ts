@@ -31,12 +31,12 @@ import * as repo from './collections.repository.ts';
 import type { DeploymentRequest, DeploymentRequestStatus } from './collections.schemas.ts';
 
 /**
- * A collection's deployment (SERVICE-SPEC Group B): PLATFORM and CUSTOM contracts deployed
+ * A collection's deployment: PLATFORM and CUSTOM contracts deployed
  * through the relayer, EXTERNAL ones read and registered; settled by deployment-settlement.ts.
  */
 
 /**
- * Submit deploy request (SERVICE-SPEC Group B): a collection is deployed when none was requested
+ * Submit deploy request: a collection is deployed when none was requested
  * yet or the last deployment FAILED.
  */
 export async function submitDeploymentRequest(

@@ -2,7 +2,10 @@ import { type Static, Type } from '@sinclair/typebox';
 import { listQueryProperties } from '../../http/pagination.ts';
 import { Uuid } from '../../http/schemas.ts';
 
-/** API.md §1: a contract function id is its 4-byte selector without 0x (any case in, lowercase out). */
+/**
+ * docs/api.md#conventions: a contract function id is its 4-byte selector without 0x (any case in,
+ * lowercase out).
+ */
 export const FunctionId = Type.String({
   pattern: '^[0-9a-fA-F]{8}$',
   description: 'The function selector without 0x: 8 hex digits (answered lowercase)',

@@ -106,7 +106,7 @@ function toContractFunction(entry: AbiFunctionEntry, enabled: boolean | undefine
   };
 }
 
-/** List contract functions (Group B): a page of the ABI's functions, ordered by id. */
+/** List contract functions: a page of the ABI's functions, ordered by id. */
 export async function listContractFunctions(
   db: Executor,
   principal: Principal,
@@ -208,7 +208,7 @@ function revertDetail(revert: ContractFunctionRevertedError): string {
 }
 
 /**
- * Read from a contract function (Group B): view and pure functions only, through eth_call on the
+ * Read from a contract function: view and pure functions only, through eth_call on the
  * collection's network. A revert is the contract refusing the arguments (400 with the decoded
  * reason or custom error); a node that does not answer is 502 UPSTREAM_FAILED.
  */
@@ -275,7 +275,7 @@ function callError(error: unknown, contract: Deployed, entry: AbiFunctionEntry):
 }
 
 /**
- * Execute a contract function (Group B): a FUNCTION_EXECUTE transaction from the organization's
+ * Execute a contract function: a FUNCTION_EXECUTE transaction from the organization's
  * wallet to the contract, queued for the relayer. Needs the collection's functions_enabled and
  * the function enabled. Payable functions are sent without value (the API takes none).
  */

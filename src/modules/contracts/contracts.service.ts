@@ -64,8 +64,8 @@ export function parseCustomContract(input: CustomContractInput, path = ''): Cust
 }
 
 /**
- * Verify capabilities (SERVICE-SPEC Group B): the capabilities of a contract the caller means to
- * deploy; rule 1 (and the token type asked for) or 422 MISSING_TOKEN_CAPABILITY.
+ * Verify capabilities: the capabilities of a contract the caller means to deploy; it must have a
+ * token type (ERC721 or ERC1155, and the one asked for) or it is 422 MISSING_TOKEN_CAPABILITY.
  */
 export function verifyCapabilities(
   input: CustomContractInput & { token_type?: TokenType | null | undefined },

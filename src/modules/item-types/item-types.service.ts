@@ -84,7 +84,7 @@ export async function createItemType(
 const REVALIDATION_BATCH = 1000;
 
 /**
- * Edit rule (API.md §3 C): json_schema may change while no item uses the type, or when every
+ * Edit rule: json_schema may change while no item uses the type, or when every
  * item of the type validates against the new schema; else 409 INVALID_STATE naming the first
  * item (in creation order) that does not. The type stays locked until the edit commits, and item
  * writes lock it FOR SHARE, so no item can slip in against the old schema meanwhile.

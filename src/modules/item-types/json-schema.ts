@@ -162,7 +162,10 @@ function remember(key: string, validate: ValidateFunction): void {
 
 const MAX_FIELDS = 100;
 
-/** ajv errors as API.md §1 fields: JSON pointers under `prefix`, at most 100 of them. */
+/**
+ * ajv errors as the error body's `fields` (docs/api.md#errors): JSON pointers under `prefix`, at
+ * most 100 of them.
+ */
 export function fieldErrors(errors: readonly ErrorObject[], prefix: string): FieldError[] {
   const seen = new Set<string>();
   const fields: FieldError[] = [];

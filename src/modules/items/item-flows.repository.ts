@@ -168,6 +168,24 @@ export async function releaseReservations(db: Executor, holderIds: readonly stri
   return rows.map((r) => r.item_id);
 }
 
+/** Ends one holder's active reservations of the given items; returns the items freed. */
+export async function releaseItemReservations(
+  db: Executor,
+  holderId: string,
+  itemIds: readonly string[],
+): Promise<string[]> {
+  if (itemIds.length === 0) return [];
+  const rows = await db
+    .updateTable('item_reservations')
+    .set({ released_at: new Date() })
+    .where('holder_id', '=', holderId)
+    .where('item_id', 'in', itemIds)
+    .where('released_at', 'is', null)
+    .returning('item_id')
+    .execute();
+  return rows.map((r) => r.item_id);
+}
+
 export async function setMinting(db: Executor, itemIds: readonly string[]): Promise<void> {
   if (itemIds.length === 0) return;
   await db
@@ -223,5 +241,76 @@ export async function changeHeld(db: Executor, itemId: string, delta: bigint): P
       updated_at: new Date(),
     }))
     .where('id', '=', itemId)
+    .execute();
+}
+
+/**
+ * Locks up to `limit` items of a collection a listing may take: locked, not reserved, not being
+ * minted, and either not minted (sold by minting; `mintOnly`: only these) or minted and held by
+ * the organization's wallet (sold by transfer). Lowest token id first; rows another transaction
+ * holds are passed over.
+ */
+export function lockListableItems(
+  db: Executor,
+  query: {
+    collectionId: string;
+    mintOnly: boolean;
+    ranges?: readonly { from: bigint; to: bigint }[];
+    limit: number;
+  },
+): Promise<ItemRow[]> {
+  let select = db
+    .selectFrom('items')
+    .selectAll()
+    .where('collection_id', '=', query.collectionId)
+    .where('locked', '=', true)
+    .where('token_status', '<>', 'MINTING')
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('item_reservations')
+            .select('item_reservations.id')
+            .whereRef('item_reservations.item_id', '=', 'items.id')
+            .where('item_reservations.released_at', 'is', null),
+        ),
+      ),
+    )
+    .where(
+      query.mintOnly
+        ? sql<boolean>`(minted_supply = 0 AND max_supply > 0)`
+        : sql<boolean>`((minted_supply = 0 AND max_supply > 0) OR held_supply > 0)`,
+    );
+  const ranges = query.ranges;
+  if (ranges !== undefined) {
+    select = select.where(({ or, and, eb }) =>
+      or(
+        ranges.map((r) =>
+          and([eb('token_id', '>=', r.from.toString()), eb('token_id', '<=', r.to.toString())]),
+        ),
+      ),
+    );
+  }
+  return select
+    .orderBy(sql`token_id ASC NULLS LAST`)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(query.limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+}
+
+/** Items a holder keeps reserved now, with the reserved quantity. */
+export function itemsHeldBy(
+  db: Executor,
+  holderId: string,
+): Promise<(ItemRow & { reserved_quantity: string })[]> {
+  return db
+    .selectFrom('item_reservations as r')
+    .innerJoin('items', 'items.id', 'r.item_id')
+    .selectAll('items')
+    .select('r.quantity as reserved_quantity')
+    .where('r.holder_id', '=', holderId)
+    .where('r.released_at', 'is', null)
     .execute();
 }

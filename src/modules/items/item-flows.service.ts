@@ -5,9 +5,11 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { CollectionRow, ItemReservationRow, ItemRow, ReservationKind } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
 import { uuidv7 } from '../../lib/ids.ts';
+import { emitEvent } from '../webhooks/webhook-events.service.ts';
 import * as repo from './item-flows.repository.ts';
 import { type ItemSelection, MAX_ITEMS_PER_REQUEST } from './item-selection.ts';
 import * as itemsRepo from './items.repository.ts';
+import { toItem } from './items.service.ts';
 
 /**
  * What moves items through the flows that hold them for a while (mint, transfer, listing, email
@@ -37,6 +39,44 @@ export function findItems(db: Executor, ids: readonly string[]): Promise<ItemRow
   return itemsRepo.findItems(db, ids);
 }
 
+/**
+ * Locks the named items (id order) without the eligibility checks of lockFlowItems: for a holder
+ * (an email claim) whose reservation already keeps them out of every other flow.
+ */
+export function lockItems(db: Executor, ids: readonly string[]): Promise<ItemRow[]> {
+  return repo.lockItemsForUpdate(db, ids);
+}
+
+/** Which of the items an active reservation holds (one committed after the caller's snapshot too). */
+async function reservedAmong(db: Executor, items: readonly ItemRow[]): Promise<Set<string>> {
+  const reservations = await repo.activeReservations(
+    db,
+    items.map((i) => i.id),
+  );
+  return new Set(reservations.map((r) => r.item_id));
+}
+
+/**
+ * Locks the items a named selector form gives (item ids, or token ids of the collection: each
+ * must exist, else 404), and their order as named.
+ */
+async function lockNamedItems(
+  db: Executor,
+  collection: CollectionRow,
+  selection: Extract<ItemSelection, { kind: 'items' | 'token_ids' }>,
+): Promise<{ items: ItemRow[]; order: string[] }> {
+  if (selection.kind === 'items')
+    return { items: await repo.lockItemsForUpdate(db, selection.itemIds), order: selection.itemIds };
+  const items = await repo.lockItemsByTokenIdForUpdate(db, collection.id, selection.tokenIds);
+  const order = selection.tokenIds.map((tokenId) => {
+    const item = items.find((i) => i.token_id === tokenId.toString());
+    if (!item)
+      throw new ApiError('NOT_FOUND', `no item of collection ${collection.id} has token id ${tokenId}`);
+    return item.id;
+  });
+  return { items, order };
+}
+
 export interface FlowItemsRequest {
   collection: CollectionRow;
   flow: ItemFlow;
@@ -63,30 +103,11 @@ export async function lockFlowItems(db: Executor, request: FlowItemsRequest): Pr
       limit: MAX_ITEMS_PER_REQUEST,
     });
     // A reservation committed between the query's snapshot and its lock: pass over it too.
-    const reserved = new Set(
-      (
-        await repo.activeReservations(
-          db,
-          locked.map((i) => i.id),
-        )
-      ).map((r) => r.item_id),
-    );
+    const reserved = await reservedAmong(db, locked);
     return byCreation(locked.filter((i) => !reserved.has(i.id)));
   }
 
-  let items: ItemRow[];
-  let order: string[];
-  if (selection.kind === 'items') {
-    items = await repo.lockItemsForUpdate(db, selection.itemIds);
-    order = selection.itemIds;
-  } else {
-    items = await repo.lockItemsByTokenIdForUpdate(db, collection.id, selection.tokenIds);
-    for (const tokenId of selection.tokenIds) {
-      if (!items.some((i) => i.token_id === tokenId.toString()))
-        throw new ApiError('NOT_FOUND', `no item of collection ${collection.id} has token id ${tokenId}`);
-    }
-    order = selection.tokenIds.map((t) => items.find((i) => i.token_id === t.toString())!.id);
-  }
+  const { items, order } = await lockNamedItems(db, collection, selection);
   const byId = new Map(items.map((i) => [i.id, i]));
   const reservations = new Map(
     (
@@ -112,7 +133,7 @@ function assertEligible(
   quantity: bigint,
   reservation: ItemReservationRow | undefined,
 ): void {
-  // Mint rule: locked and not yet minted; transfer rule: locked and minted (SERVICE-SPEC Group D).
+  // Mint rule: locked and not yet minted; transfer rule: locked and minted.
   if (!item.locked) throw new ApiError('ITEM_NOT_LOCKED', `item ${item.id} is not locked`);
   const minted = BigInt(item.minted_supply);
   if (flow === 'MINT') {
@@ -249,6 +270,15 @@ export function releaseReservations(db: Executor, holderId: string | readonly st
   return repo.releaseReservations(db, typeof holderId === 'string' ? [holderId] : holderId);
 }
 
+/** Ends one holder's active reservation of the given items (idempotent); returns the items freed. */
+export function releaseItemReservations(
+  db: Executor,
+  holderId: string,
+  itemIds: readonly string[],
+): Promise<string[]> {
+  return repo.releaseItemReservations(db, holderId, itemIds);
+}
+
 /** Items a mint is in flight for. */
 export function markMinting(db: Executor, itemIds: readonly string[]): Promise<void> {
   return repo.setMinting(db, itemIds);
@@ -264,14 +294,15 @@ export interface MintOutcome {
 }
 
 /** A mint succeeded on-chain: MINTED, supply grown, held units counted. */
-export function completeMint(db: Executor, outcome: MintOutcome): Promise<void> {
-  return repo.addMinted(
+export async function completeMint(db: Executor, outcome: MintOutcome): Promise<void> {
+  await repo.addMinted(
     db,
     outcome.itemId,
     outcome.quantity,
     outcome.toOrganizationWallet ? outcome.quantity : 0n,
     outcome.tokenId,
   );
+  await emitItemEvent(db, outcome.itemId, 'item.minted');
 }
 
 /** A mint failed or was cancelled: the items are mintable again (or MINTED with earlier supply). */
@@ -280,11 +311,112 @@ export function abortMint(db: Executor, itemIds: readonly string[]): Promise<voi
 }
 
 /** A transfer succeeded on-chain: the units left the organization's wallet (unless sent to it). */
-export function completeTransfer(
+export async function completeTransfer(
   db: Executor,
   outcome: { itemId: string; quantity: bigint; toOrganizationWallet: boolean },
 ): Promise<void> {
-  return outcome.toOrganizationWallet
-    ? Promise.resolve()
-    : repo.changeHeld(db, outcome.itemId, -outcome.quantity);
+  if (!outcome.toOrganizationWallet) await repo.changeHeld(db, outcome.itemId, -outcome.quantity);
+  await emitItemEvent(db, outcome.itemId, 'item.transferred');
+}
+
+/** item.minted or item.transferred, with the item as the API shows it after the change. */
+async function emitItemEvent(
+  db: Executor,
+  itemId: string,
+  type: 'item.minted' | 'item.transferred',
+): Promise<void> {
+  const item = await itemsRepo.findItem(db, itemId);
+  if (!item) return;
+  await emitEvent(db, {
+    organizationId: item.organization_id,
+    type,
+    resourceId: item.id,
+    data: toItem(item),
+  });
+}
+
+/** An item a listing takes, how many of its units it sells, and how they reach a buyer. */
+export interface ListableItem {
+  item: ItemRow;
+  units: bigint;
+  flow: ItemFlow;
+}
+
+/** Items a listing's collection_id or token_ranges form may take at most. */
+export const MAX_ITEMS_PER_LISTING = 10_000;
+
+/**
+ * How a listing may sell an item (docs/api.md#listings): locked (ITEM_NOT_LOCKED), not reserved
+ * nor being minted (ITEM_RESERVED), and either not minted (sold by minting: an ERC-1155 item's
+ * remaining supply) or minted and held by the organization's wallet (sold by transfer; never for
+ * mint vouchers, whose buyers mint): else ITEM_ALREADY_MINTED.
+ */
+export function listableUnits(
+  collection: CollectionRow,
+  item: ItemRow,
+  reserved: boolean,
+  mintOnly: boolean,
+): ListableItem {
+  if (!item.locked) throw new ApiError('ITEM_NOT_LOCKED', `item ${item.id} is not locked`);
+  if (reserved || item.token_status === 'MINTING')
+    throw new ApiError('ITEM_RESERVED', `item ${item.id} is held by another flow`);
+  if (item.token_id === null && collection.token_id_assignment_strategy !== 'EXTERNAL')
+    throw new ApiError('INVALID_STATE', `item ${item.id} has no token id`);
+  const minted = BigInt(item.minted_supply);
+  const mintable = BigInt(item.max_supply ?? '0') - minted;
+  if (minted === 0n && mintable > 0n) return { item, units: mintable, flow: 'MINT' };
+  if (mintOnly)
+    throw new ApiError('ITEM_ALREADY_MINTED', `item ${item.id} is minted: mint vouchers sell unminted items`);
+  const held = BigInt(item.held_supply);
+  if (held > 0n) return { item, units: held, flow: 'TRANSFER' };
+  throw new ApiError(
+    'ITEM_ALREADY_MINTED',
+    `item ${item.id} is minted and not held by the organization wallet`,
+  );
+}
+
+/**
+ * Locks the items a listing names and checks each (listableUnits): named forms (item_id,
+ * item_ids, token_ids) fail on any ineligible item; collection_id and token_ranges take the
+ * eligible ones, lowest token id first, up to MAX_ITEMS_PER_LISTING.
+ */
+export async function lockListableItems(
+  db: Executor,
+  collection: CollectionRow,
+  selection: ItemSelection,
+  options: { mintOnly: boolean },
+): Promise<ListableItem[]> {
+  if (selection.kind === 'collection' || selection.kind === 'token_ranges') {
+    const locked = await repo.lockListableItems(db, {
+      collectionId: collection.id,
+      mintOnly: options.mintOnly,
+      ...(selection.kind === 'token_ranges' && { ranges: selection.ranges }),
+      limit: MAX_ITEMS_PER_LISTING,
+    });
+    const reserved = await reservedAmong(db, locked);
+    return locked
+      .filter((i) => !reserved.has(i.id))
+      .map((item) => listableUnits(collection, item, false, options.mintOnly));
+  }
+  const { items, order } = await lockNamedItems(db, collection, selection);
+  const byId = new Map(items.map((i) => [i.id, i]));
+  const reserved = await reservedAmong(db, items);
+  return order.map((id) => {
+    const item = byId.get(id);
+    if (!item || item.collection_id !== collection.id)
+      throw new ApiError('NOT_FOUND', `item ${id} not found`);
+    return listableUnits(collection, item, reserved.has(id), options.mintOnly);
+  });
+}
+
+/** The items a holder (a listing) still keeps reserved, with the units reserved. */
+export async function itemsHeldBy(
+  db: Executor,
+  holderId: string,
+): Promise<{ item: ItemRow; quantity: bigint }[]> {
+  const rows = await repo.itemsHeldBy(db, holderId);
+  return rows.map(({ reserved_quantity, ...item }) => ({
+    item: item as ItemRow,
+    quantity: BigInt(reserved_quantity),
+  }));
 }

@@ -9,12 +9,12 @@ import { getCollectionRow } from '../collections/collections.service.ts';
 import { assertItemsOfOrganization } from './items.service.ts';
 
 /**
- * Which items a request names: the five selector forms of SERVICE-SPEC Group D, taken by mint
+ * Which items a request names: the five selector forms, taken by mint
  * and transfer requests and, next, by listings and email claims. Declared once here: the schema
  * fields, their parser and the limit.
  */
 
-/** Items one request may name (SERVICE-SPEC Limits: mint and transfer requests). */
+/** Items one request may name (mint and transfer requests; docs/api.md#limits). */
 export const MAX_ITEMS_PER_REQUEST = 100;
 /**
  * The schema's bound on a selector's arrays: above MAX_ITEMS_PER_REQUEST, so a request naming

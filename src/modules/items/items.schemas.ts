@@ -3,7 +3,7 @@ import { TOKEN_STATUSES } from '../../db/enums.ts';
 import { listQueryProperties } from '../../http/pagination.ts';
 import { DateTime, EthAddress, Nullable, StringEnum, Uint256, Uuid } from '../../http/schemas.ts';
 
-/** Items a bulk create or a lock by item_ids may name (API.md §3 C). */
+/** Items a bulk create or a lock by item_ids may name (docs/api.md#limits). */
 export const MAX_BULK_ITEMS = 10_000;
 
 const Attributes = Type.Object(

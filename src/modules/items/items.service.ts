@@ -184,7 +184,7 @@ function schemaValidationFailed(fields: FieldError[]): ApiError {
 // ---- Edit, delete ----
 
 /**
- * Update rules (SERVICE-SPEC Group C): attributes replace every attribute and must validate
+ * Update rules: attributes replace every attribute and must validate
  * against the (new) item type's schema (422); once minted (or minting) attribute changes are
  * refused (409 ITEM_ALREADY_MINTED) unless the collection has editable_metadata.
  */

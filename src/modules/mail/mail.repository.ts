@@ -6,6 +6,9 @@ import { uuidv7 } from '../../lib/ids.ts';
 
 export interface NewOutboxMail {
   organizationId: string | null;
+  /** The campaign the mail belongs to, and its email_from at the time (the sender). */
+  campaignId?: string | null;
+  sender?: string | null;
   templateType: string;
   to: string;
   subject: string;
@@ -21,6 +24,8 @@ export async function insertOutboxMail(db: Executor, mail: NewOutboxMail): Promi
     .values({
       id,
       organization_id: mail.organizationId,
+      campaign_id: mail.campaignId ?? null,
+      sender: mail.sender ?? null,
       template_type: mail.templateType,
       to_address: mail.to,
       subject: mail.subject,

@@ -1,22 +1,26 @@
 import type { Principal } from '../../access/principal.ts';
 import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
+import type { TransactionRow } from '../../db/schema.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import {
+  findTokenRequests,
   getTokenRequest,
   listTokenRequests,
   requestTokens,
+  settleMintTransaction,
   type TokenRequestFilters,
   type TokenRequestView,
   tokenRequestRecord,
 } from '../token-flows/token-flows.service.ts';
+import { emitEvent } from '../webhooks/webhook-events.service.ts';
 import type { MintRequest, TokenRequestBody } from './mint-requests.schemas.ts';
 
 export function toMintRequest(view: TokenRequestView): MintRequest {
   return { ...tokenRequestRecord(view), quantity: view.quantity };
 }
 
-/** Request mint (SERVICE-SPEC Group D): see requestTokens (src/modules/token-flows). */
+/** Request mint: see requestTokens (src/modules/token-flows). */
 export async function createMintRequests(
   db: Executor,
   deps: Deps,
@@ -38,4 +42,24 @@ export async function listMintRequests(
 ): Promise<PageResult<MintRequest>> {
   const result = await listTokenRequests(db, principal, 'MINT', page, filters);
   return { ...result, results: result.results.map(toMintRequest) };
+}
+
+/**
+ * A MINT transaction settled (src/settlement.ts): its requests follow it (token-flows), and each
+ * one this settlement moved emits mint_request.completed or mint_request.failed in the same database
+ * transaction.
+ */
+export async function settleMintRequests(
+  db: Executor,
+  deps: Deps,
+  transaction: TransactionRow,
+): Promise<void> {
+  const settled = await settleMintTransaction(db, deps, transaction);
+  for (const view of await findTokenRequests(db, 'MINT', settled))
+    await emitEvent(db, {
+      organizationId: view.organization_id,
+      type: view.state === 'COMPLETED' ? 'mint_request.completed' : 'mint_request.failed',
+      resourceId: view.id,
+      data: toMintRequest(view),
+    });
 }

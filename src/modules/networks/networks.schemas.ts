@@ -8,8 +8,8 @@ import { DateTime, EthAddress, Nullable, StringEnum, Uint256 } from '../../http/
 export const NetworkId = Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'The chain id' });
 
 /**
- * The fields of a network's `config` (SERVICE-SPEC "Network", camelCase as the spec spells
- * them), declared once; the create, edit and response shapes below are built from them.
+ * The fields of a network's `config` (camelCase, as the API spells them), declared once; the
+ * create, edit and response shapes below are built from them.
  */
 const GAS_STRATEGY_FIELDS = {
   type: StringEnum(GAS_STRATEGY_TYPES, {

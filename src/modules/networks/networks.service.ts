@@ -1,4 +1,4 @@
-import type { Address } from 'viem';
+import { type Address, getAddress } from 'viem';
 import { isPlatformAdmin, type Principal } from '../../access/principal.ts';
 import { NotAnErc20Error, readErc20Metadata } from '../../chain/erc20.ts';
 import { type ChainClient, readableReason } from '../../chain/rpc.ts';
@@ -89,6 +89,24 @@ export async function getNetwork(db: Executor, id: number): Promise<NetworkWithT
 /** A network, or undefined; for other modules that look one up by id. */
 export function findNetwork(db: Executor, id: number): Promise<NetworkRow | undefined> {
   return repo.findNetwork(db, id);
+}
+
+/** A payment token of a network by its address (any case), or undefined. */
+export function findPaymentToken(
+  db: Executor,
+  networkId: number,
+  address: string,
+): Promise<PaymentTokenRow | undefined> {
+  return repo.findPaymentToken(db, networkId, getAddress(address.toLowerCase()));
+}
+
+/** A payment token of a network by its symbol (case-insensitive), or undefined. */
+export function findPaymentTokenBySymbol(
+  db: Executor,
+  networkId: number,
+  symbol: string,
+): Promise<PaymentTokenRow | undefined> {
+  return repo.findPaymentTokenBySymbol(db, networkId, symbol);
 }
 
 /** The client of a network's node (the one place a network row becomes a client). */

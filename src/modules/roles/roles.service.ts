@@ -1,9 +1,10 @@
-import { ROLE_PERMISSIONS, roleNameOf } from '../../access/permissions.ts';
+import { listedPermissions, type Permission, roleNameOf } from '../../access/permissions.ts';
 import type { Executor } from '../../db/database.ts';
 import type { PageParams } from '../../http/pagination.ts';
 import { paginate } from '../../http/pagination.ts';
 
-export async function listRoles(db: Executor, page: PageParams) {
+/** Roles with the permissions they are listed with (`inUse`: see listedPermissions). */
+export async function listRoles(db: Executor, page: PageParams, inUse: ReadonlySet<Permission>) {
   const result = await paginate(db.selectFrom('roles').selectAll(), {
     page,
     filters: {},
@@ -20,7 +21,7 @@ export async function listRoles(db: Executor, page: PageParams) {
       id: r.id,
       name: r.name,
       description: r.description,
-      permissions: [...ROLE_PERMISSIONS[roleNameOf(r.id)]],
+      permissions: listedPermissions(roleNameOf(r.id), inUse),
     })),
   };
 }

@@ -4,14 +4,14 @@ import { listQueryProperties } from '../../http/pagination.ts';
 import { DateTime, EthAddress, Nullable, StringEnum, Uint256, Uuid } from '../../http/schemas.ts';
 import { ITEM_SELECTOR_FIELDS } from '../items/item-selection.ts';
 
-/** Mint and transfer requests mirror their transaction (API.md §4). */
+/** Mint and transfer requests mirror their transaction (docs/api.md#states). */
 export const RequestState = StringEnum(REQUEST_STATES, {
   description:
     'PENDING while the transaction waits to be sent, SUBMITTED once broadcast, COMPLETED when it succeeded on-chain, FAILED when it reverted or was cancelled (the reservation is then released)',
 });
 
 /**
- * The body of a mint or a transfer request (SERVICE-SPEC Group D: the same for both). Exactly one
+ * The body of a mint or a transfer request (the same for both). Exactly one
  * selector form: item_id | item_ids | collection_id | collection_id + token_ids |
  * collection_id + token_ranges.
  */

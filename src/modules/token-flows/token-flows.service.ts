@@ -9,7 +9,13 @@ import {
 } from '../../chain/capabilities.ts';
 import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
-import type { CollectionRow, ItemRow, TransactionRow, TransactionState } from '../../db/schema.ts';
+import type {
+  CollectionRow,
+  ItemRow,
+  TokenRequestRow,
+  TransactionRow,
+  TransactionState,
+} from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
 import { checkedAddress, checkedUint256 } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
@@ -52,7 +58,7 @@ export type { TokenRequestView } from './token-flows.repository.ts';
 export type RequestState = repo.TokenRequestView['state'];
 
 /**
- * A request mirrors its transaction (API.md §4): PENDING and SUBMITTED are read from the
+ * A request mirrors its transaction (docs/api.md#states): PENDING and SUBMITTED are read from the
  * transaction, COMPLETED and FAILED are written when it settles (with the items and the
  * reservation, in one database transaction). A settled transaction whose handler has not run yet
  * still reads as in flight.
@@ -92,7 +98,7 @@ export function tokenRequestRecord(view: repo.TokenRequestView): TokenRequestRec
 }
 
 /**
- * Request mint or transfer (SERVICE-SPEC Group D), all or nothing in the caller's transaction:
+ * Request mint or transfer, all or nothing in the caller's transaction:
  * the selector parsed, the contract checked for the flow, the items locked and checked (mint:
  * locked with supply left; transfer: locked, minted and held by the organization's wallet; never
  * reserved), then started as a token flow. With collection_id (alone or with token_ranges) and no
@@ -134,7 +140,8 @@ export function checkedQuantity(input: string | null | undefined, tokenType: Tok
   return quantity;
 }
 
-/** How the service mints on a contract, from its capabilities (SERVICE-SPEC capability rule 2). */
+/** How the service mints on a contract, from its capabilities: the first mint capability
+ * the contract has, in the order of MINT_CAPABILITIES (chain/capabilities.ts). */
 type MintMethod =
   /** ERC-721 mintBatch(address[] to, uint256[] ids): one transaction. */
   | 'ERC721_BATCH'
@@ -309,6 +316,11 @@ export interface TokenFlowRequest {
    * redeemed); absent, the items are reserved afresh (they must be free).
    */
   reservedBy?: string;
+  /**
+   * The items stay under this holder's reservation, which neither moves nor ends (an ERC-1155
+   * listing selling part of an item's units keeps the item for its other buyers).
+   */
+  coveredBy?: string;
 }
 
 /**
@@ -328,7 +340,9 @@ export async function startTokenFlow(
   const wallet = await organizationWalletOf(db, collection.organization_id);
   const requestIds = requestIdsFor(items);
   const holders = items.map((item) => requestIds.get(item.id)!);
-  if (request.reservedBy === undefined) {
+  if (request.coveredBy !== undefined) {
+    // The covering holder keeps the items out of every other flow.
+  } else if (request.reservedBy === undefined) {
     await reserveItems(db, items, flow, holders, quantity);
   } else {
     await moveReservations(db, {
@@ -389,6 +403,15 @@ function tableOf(flow: ItemFlow): repo.TokenRequestTable {
   return flow === 'MINT' ? 'mint_requests' : 'transfer_requests';
 }
 
+/** The requests of a flow, as their module's mapper reads them (after settlement: their events' data). */
+export function findTokenRequests(
+  db: Executor,
+  flow: ItemFlow,
+  ids: readonly string[],
+): Promise<repo.TokenRequestView[]> {
+  return repo.findRequests(db, tableOf(flow), ids);
+}
+
 const WHAT: Record<ItemFlow, string> = { MINT: 'mint request', TRANSFER: 'transfer request' };
 
 /** A mint or transfer request as `principal` may see it: another organization's is NOT_FOUND. */
@@ -425,6 +448,19 @@ export function listTokenRequests(
     toAddress:
       filters.to_address === undefined ? undefined : checkedAddress(filters.to_address, '/to_address'),
   });
+}
+
+/**
+ * The records a transaction carries that have not settled yet, locked: a holder that handed its
+ * reservation to them (an email claim) settles its side only while they are open, so a
+ * settlement that runs twice acts once.
+ */
+export function lockOpenTokenRequests(
+  db: Executor,
+  flow: ItemFlow,
+  transactionId: string,
+): Promise<TokenRequestRow[]> {
+  return repo.lockOpenRequests(db, tableOf(flow), transactionId);
 }
 
 /** Why a settled transaction did not succeed, for the requests it carried. */
@@ -468,7 +504,8 @@ async function mintedTokenIds(
 }
 
 /**
- * Settlement of a MINT transaction (idempotent: only requests not yet COMPLETED or FAILED move).
+ * Settlement of a MINT transaction (idempotent: only requests not yet COMPLETED or FAILED move; it
+ * returns their ids, the ones this call settled).
  * Success: requests COMPLETED, items MINTED with their supply, ids the contract chose (EXTERNAL)
  * given to the items in creation order, reservations released. Revert or cancellation: requests
  * FAILED with the reason, items back to NOT_MINTED (MINTED if they had supply), reservations
@@ -478,9 +515,9 @@ export async function settleMintTransaction(
   db: Executor,
   deps: Deps,
   transaction: TransactionRow,
-): Promise<void> {
+): Promise<string[]> {
   const requests = await repo.lockOpenRequests(db, 'mint_requests', transaction.id);
-  if (requests.length === 0) return;
+  if (requests.length === 0) return [];
   const ids = requests.map((r) => r.id);
   const items = new Map(
     (
@@ -498,7 +535,7 @@ export async function settleMintTransaction(
     });
     await abortMint(db, [...items.keys()]);
     await releaseReservations(db, ids);
-    return;
+    return ids;
   }
   const ordered = byCreation([...items.values()]);
   let chosenIds: bigint[] = [];
@@ -520,6 +557,7 @@ export async function settleMintTransaction(
   }
   await repo.settleRequests(db, 'mint_requests', ids, { state: 'COMPLETED' });
   await releaseReservations(db, ids);
+  return ids;
 }
 
 /**
@@ -531,9 +569,9 @@ export async function settleTransferTransaction(
   db: Executor,
   _deps: Deps,
   transaction: TransactionRow,
-): Promise<void> {
+): Promise<string[]> {
   const requests = await repo.lockOpenRequests(db, 'transfer_requests', transaction.id);
-  if (requests.length === 0) return;
+  if (requests.length === 0) return [];
   const ids = requests.map((r) => r.id);
   if (transaction.state === 'COMPLETED' && transaction.on_chain_status === 'SUCCESS') {
     const wallet = transaction.from_address.toLowerCase();
@@ -552,4 +590,5 @@ export async function settleTransferTransaction(
     });
   }
   await releaseReservations(db, ids);
+  return ids;
 }

@@ -21,6 +21,7 @@ import {
   type TransactionLifecycle,
 } from './transaction-lifecycle.ts';
 import * as repo from './transactions.repository.ts';
+import { emitSettledEvent } from './transactions.service.ts';
 
 /**
  * The transaction relayer (DESIGN.md "The transaction relayer"). One instance drives each
@@ -429,7 +430,7 @@ export class Relayer {
     await this.withLease(pair, async (tx) => {
       const current = await this.findForUpdate(tx, row.id);
       if (current?.state !== 'SUBMITTED') return;
-      await repo.updateTransaction(tx, row.id, {
+      const settled = await repo.updateTransaction(tx, row.id, {
         ...minedFields,
         state: 'COMPLETED',
         completed_at: new Date(),
@@ -437,6 +438,7 @@ export class Relayer {
         last_error: null,
       });
       await repo.queueSettledJob(tx, row);
+      await emitSettledEvent(tx, settled);
     });
     this.rebroadcastAt.delete(row.id);
   }
@@ -606,12 +608,13 @@ export class Relayer {
         default:
           return assertNever(current, 'transaction state');
       }
-      await repo.updateTransaction(tx, id, {
+      const settled = await repo.updateTransaction(tx, id, {
         state: 'CANCELLED',
         failure_reason: reason,
         completed_at: new Date(),
       });
       await repo.queueSettledJob(tx, current);
+      await emitSettledEvent(tx, settled);
       if (current.state === 'QUEUED' && current.type !== 'NONCE_GAP_FILL') {
         await this.queueGapFill(tx, pair, current.nonce);
       }

@@ -3,7 +3,7 @@ import type { Fees } from '../../chain/fees.ts';
 import type { TransactionRow, TransactionState, TransactionType } from '../../db/schema.ts';
 
 /**
- * The lifecycle of a transaction (API.md §4) as a tagged union: each state carries exactly the
+ * The lifecycle of a transaction (docs/api.md#states) as a tagged union: each state carries exactly the
  * fields it guarantees, with their real types. The `transactions_lifecycle` CHECK
  * (migrations/0004) holds the same invariants in the database; `lifecycleOf` is the one way from
  * a row to a variant, and throws on a row that breaks them.

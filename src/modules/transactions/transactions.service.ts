@@ -5,6 +5,7 @@ import { ApiError } from '../../http/errors.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import { findNetwork } from '../networks/networks.service.ts';
+import { emitEvent } from '../webhooks/webhook-events.service.ts';
 import * as repo from './transactions.repository.ts';
 import type { Transaction } from './transactions.schemas.ts';
 
@@ -104,4 +105,20 @@ export function toTransaction(row: TransactionRow): Transaction {
     updated_at: iso(row.updated_at),
     completed_at: iso(row.completed_at),
   };
+}
+
+/**
+ * transaction.completed (mined and succeeded) or transaction.failed (reverted or cancelled), in
+ * the relayer's database transaction that settles the row. Platform transactions (no
+ * organization) have no subscriber.
+ */
+export async function emitSettledEvent(db: Executor, row: TransactionRow): Promise<void> {
+  if (row.organization_id === null) return;
+  const succeeded = row.state === 'COMPLETED' && row.on_chain_status === 'SUCCESS';
+  await emitEvent(db, {
+    organizationId: row.organization_id,
+    type: succeeded ? 'transaction.completed' : 'transaction.failed',
+    resourceId: row.id,
+    data: toTransaction(row),
+  });
 }

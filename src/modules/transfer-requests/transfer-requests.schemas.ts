@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { Uuid } from '../../http/schemas.ts';
 import { TOKEN_REQUEST_FIELDS, tokenRequestListQuery } from '../token-flows/token-flows.schemas.ts';
 
-/** A transfer request takes the body of a mint request (SERVICE-SPEC Group D). */
+/** A transfer request takes the body of a mint request. */
 export { TokenRequestBody } from '../token-flows/token-flows.schemas.ts';
 
 export const TransferRequest = Type.Object(

@@ -1,15 +1,19 @@
 import type { Principal } from '../../access/principal.ts';
 import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
+import type { TransactionRow } from '../../db/schema.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import {
+  findTokenRequests,
   getTokenRequest,
   listTokenRequests,
   requestTokens,
+  settleTransferTransaction,
   type TokenRequestFilters,
   type TokenRequestView,
   tokenRequestRecord,
 } from '../token-flows/token-flows.service.ts';
+import { emitEvent } from '../webhooks/webhook-events.service.ts';
 import type { TokenRequestBody, TransferRequest } from './transfer-requests.schemas.ts';
 
 export function toTransferRequest(view: TokenRequestView): TransferRequest {
@@ -18,9 +22,10 @@ export function toTransferRequest(view: TokenRequestView): TransferRequest {
 }
 
 /**
- * Request transfer (SERVICE-SPEC Group D), from the organization's wallet: see requestTokens
- * (src/modules/token-flows). Transfer records carry quantity as a JSON integer (SERVICE-SPEC
- * "Mint request and transfer request"), so it is at most Number.MAX_SAFE_INTEGER.
+ * Request transfer, from the organization's wallet: see requestTokens
+ * (src/modules/token-flows). Transfer records carry quantity as a JSON integer (the
+ * TransferRequest schema; mint requests carry a Uint256 string), so it is at most
+ * Number.MAX_SAFE_INTEGER.
  */
 export async function createTransferRequests(
   db: Executor,
@@ -50,4 +55,24 @@ export async function listTransferRequests(
 ): Promise<PageResult<TransferRequest>> {
   const result = await listTokenRequests(db, principal, 'TRANSFER', page, filters);
   return { ...result, results: result.results.map(toTransferRequest) };
+}
+
+/**
+ * A TRANSFER transaction settled (src/settlement.ts): its requests follow it (token-flows), and each
+ * one this settlement moved emits transfer_request.completed or transfer_request.failed in the same database
+ * transaction.
+ */
+export async function settleTransferRequests(
+  db: Executor,
+  deps: Deps,
+  transaction: TransactionRow,
+): Promise<void> {
+  const settled = await settleTransferTransaction(db, deps, transaction);
+  for (const view of await findTokenRequests(db, 'TRANSFER', settled))
+    await emitEvent(db, {
+      organizationId: view.organization_id,
+      type: view.state === 'COMPLETED' ? 'transfer_request.completed' : 'transfer_request.failed',
+      resourceId: view.id,
+      data: toTransferRequest(view),
+    });
 }

@@ -11,6 +11,7 @@ import { randomToken, uuidv7 } from '../../lib/ids.ts';
 import { sha256 } from '../../lib/secrets.ts';
 import { revokeApiKeysOfUser } from '../api-keys/api-keys.service.ts';
 import { queueMail } from '../mail/mail.service.ts';
+import { mailDate } from '../mail/templates.ts';
 import { findOrganization } from '../organizations/organizations.service.ts';
 import * as repo from './users.repository.ts';
 import type { EditUserBody, InviteUserBody, User } from './users.schemas.ts';
@@ -103,8 +104,8 @@ export async function inviteUser(
     to: user.email,
     variables: {
       organization_name: organization.name,
-      verify_url: verifyUrl.toString(),
-      expires_at: expiresAt.toISOString(),
+      invite_url: verifyUrl.toString(),
+      expires_at: mailDate(expiresAt),
       email: user.email,
     },
   });

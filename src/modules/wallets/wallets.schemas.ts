@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { listQueryProperties } from '../../http/pagination.ts';
 import { Nullable, Uint256, Uuid } from '../../http/schemas.ts';
 
-/** An organization's signing wallet as the organization sees it (API.md §3 H). */
+/** An organization's signing wallet as the organization sees it. */
 export const OrganizationWallet = Type.Object(
   {
     id: Uuid,

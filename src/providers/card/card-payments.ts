@@ -1,5 +1,5 @@
 /**
- * The card-payment provider (CARD_PROVIDER: Stripe Connect, API.md §6 and §9) as the service uses
+ * The card-payment provider (CARD_PROVIDER: Stripe Connect) as the service uses
  * it: Standard connected accounts, their onboarding links, PaymentIntents created as direct
  * charges on the connected account, and signed events. The real client wraps the official SDK
  * (pointed at STRIPE_API_BASE in tests, where a local stand-in answers at the HTTP boundary);

@@ -1,6 +1,6 @@
 /**
- * The crypto-payment provider (CRYPTO_PROVIDER: Coinbase Business payment links in USDC, API.md
- * §6 and §9) as the service uses it. The real client signs each call with a CDP JWT made from the
+ * The crypto-payment provider (CRYPTO_PROVIDER: Coinbase Business payment links in USDC) as
+ * the service uses it. The real client signs each call with a CDP JWT made from the
  * organization's API key (pointed at COINBASE_BUSINESS_API_BASE in tests, where a local stand-in
  * verifies the JWT at the HTTP boundary); business code sees only this interface.
  */

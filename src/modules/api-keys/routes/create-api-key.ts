@@ -1,5 +1,6 @@
 import { needs } from '../../../access/access.ts';
 import { principalOf } from '../../../http/access.ts';
+import { permissionsInUse } from '../../../http/route-table.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { CreateApiKeyBody, CreatedApiKey } from '../api-keys.schemas.ts';
 import { createApiKey } from '../api-keys.service.ts';
@@ -18,5 +19,7 @@ export const createApiKeyRoute: RouteModule = (app, ctx) =>
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await createApiKey(ctx.db, principalOf(request), request.body)),
+      reply
+        .code(201)
+        .send(await createApiKey(ctx.db, principalOf(request), request.body, permissionsInUse(app))),
   );

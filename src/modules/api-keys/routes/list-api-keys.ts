@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { needs } from '../../../access/access.ts';
 import { principalOf } from '../../../http/access.ts';
 import { Page } from '../../../http/pagination.ts';
+import { permissionsInUse } from '../../../http/route-table.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { ApiKey, ListApiKeysQuery } from '../api-keys.schemas.ts';
 import { listApiKeys, toApiKey } from '../api-keys.service.ts';
@@ -22,6 +23,7 @@ export const listApiKeysRoute: RouteModule = (app, ctx) =>
     async (request) => {
       const principal = principalOf(request);
       const page = await listApiKeys(ctx.db, principal, request.query);
-      return { ...page, results: page.results.map((row) => toApiKey(row, principal)) };
+      const inUse = permissionsInUse(app);
+      return { ...page, results: page.results.map((row) => toApiKey(row, principal, inUse)) };
     },
   );

@@ -1,5 +1,7 @@
 import { ANY_USER } from '../../../access/access.ts';
+import { listedPermissions } from '../../../access/permissions.ts';
 import { principalOf } from '../../../http/access.ts';
+import { permissionsInUse } from '../../../http/route-table.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { getOrganization, toOrganization } from '../../organizations/organizations.service.ts';
 import { getUser, toUser } from '../../users/users.service.ts';
@@ -26,7 +28,7 @@ export const getMeRoute: RouteModule = (app, ctx) =>
       return {
         user: toUser(user),
         organization: toOrganization(organization),
-        permissions: [...principal.permissions],
+        permissions: listedPermissions(principal.role, permissionsInUse(app)),
       };
     },
   );

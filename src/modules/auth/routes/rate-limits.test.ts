@@ -18,7 +18,7 @@ import { LIMITS } from '../auth.service.ts';
 
 const NEW_PASSWORD = 'a brand new password';
 
-describe('brute-force limits (API.md §2)', () => {
+describe('brute-force limits (docs/api.md#rate-limits)', () => {
   let env: TestEnv;
   let organizationId: string;
   let admin: Actor;

@@ -52,7 +52,7 @@ function badChecksum(address: string): string {
   );
 }
 
-/** SERVICE-SPEC Group B (collections and deployment), API.md §3 B, without a chain. */
+/** Collections and their deployment, without a chain. */
 describe('collections', () => {
   let env: TestEnv;
   let orgId: string;
@@ -987,7 +987,7 @@ describe('collections', () => {
   });
 });
 
-/** GET /v1/collections: filters, order by name, keyset cursors (API.md §1). */
+/** GET /v1/collections: filters, order by name, keyset cursors (docs/api.md#pagination). */
 describe('GET /v1/collections', () => {
   let env: TestEnv;
   let admin: Actor;

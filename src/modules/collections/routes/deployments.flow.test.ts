@@ -30,7 +30,7 @@ interface Deployment {
 }
 
 /**
- * Deployments on a real chain (SERVICE-SPEC Group B, API.md §3 B): the relayer sends them, the
+ * Deployments on a real chain: the relayer sends them, the
  * DEPLOY handler settles them, and the contracts on chain are what the service promised.
  */
 describe('collection deployments on chain', () => {

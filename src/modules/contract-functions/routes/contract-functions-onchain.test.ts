@@ -10,7 +10,7 @@ const ARTIFACT = platformContracts.FlexibleERC721;
 const id = (signature: string) => toFunctionSelector(signature).slice(2);
 
 /**
- * API.md §3 B against a real contract: call reads through eth_call and converts the answer to
+ * Contract functions against a real contract: call reads through eth_call and converts the answer to
  * JSON; execute sends a transaction from the organization's wallet whose effect shows on chain.
  */
 describe('contract functions on chain', () => {

@@ -18,7 +18,7 @@ const BALANCE_OF = id('balanceOf(address)');
 const SET_BASE_URI = id('setBaseURI(string)');
 const MINT = id('mint(address,uint256)');
 
-/** API.md §3 B: contract functions, read from the collection's ABI (no chain: the node is dead). */
+/** Contract functions, read from the collection's ABI (no chain: the node is dead). */
 describe('contract functions', () => {
   let env: TestEnv;
   let organizationId: string;

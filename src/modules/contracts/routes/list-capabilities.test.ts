@@ -19,7 +19,7 @@ interface Page {
 
 const SORTED_NAMES = [...CAPABILITY_NAMES].sort();
 
-/** API.md §3 B "Known capabilities (public)" with the pagination of API.md §1. */
+/** The known capabilities (public), with the pagination of docs/api.md#pagination. */
 describe('GET /v1/public/capabilities', () => {
   let env: TestEnv;
   before(async () => {

@@ -21,7 +21,10 @@ const validBody = {
   constructor_args: PLATFORM_ARGS,
 };
 
-/** SERVICE-SPEC Group B "Verify capabilities", capability rules 1 and 3; API.md §3 B. */
+/**
+ * Verify capabilities: a token type is required; a capability is had when every function of it is
+ * declared.
+ */
 describe('POST /v1/contracts/verify-capabilities', () => {
   let env: TestEnv;
   let admin: Actor;

@@ -7,7 +7,7 @@ export const getMetaSchemaRoute: RouteModule = (app) =>
   app.get(
     '/v1/item-types/meta-schema',
     {
-      // SERVICE-SPEC: the meta schema is for admins only (item_types:write, as for listing).
+      // The meta schema is for admins only (item_types:write, as for listing).
       config: { access: needs('item_types:write') },
       schema: {
         operationId: 'getItemTypeMetaSchema',

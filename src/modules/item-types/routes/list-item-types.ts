@@ -10,7 +10,7 @@ export const listItemTypesRoute: RouteModule = (app, ctx) =>
   app.get(
     '/v1/item-types',
     {
-      // SERVICE-SPEC Authentication: listing item types is for organization and platform admins
+      // Listing item types is for organization and platform admins
       // only; item_types:write is the permission only admins hold.
       config: { access: needs('item_types:write') },
       schema: {

@@ -15,7 +15,7 @@ export const lockItemsRoute: RouteModule = (app, ctx) =>
         tags: ['Items'],
         summary: 'Lock items: fix their max_supply and token id, making them mintable',
         description: [
-          'Lock rules (SERVICE-SPEC Group C), all or nothing:',
+          'Lock rules, all or nothing:',
           '1. Exactly one of item_id, item_ids (one collection) or collection_id (every item not locked yet; none left gives an empty lock_outputs); otherwise 400 INVALID_SELECTION.',
           '2. Named items must all be unlocked (409 ITEM_ALREADY_LOCKED, nothing locked); unknown items are 404.',
           '3. max_supply: ERC721 always 1 (another value is a 400); ERC1155 above 0, by default 2^256-1.',

@@ -10,7 +10,7 @@ import { contractMetadataUri, tokenMetadataBaseUri } from '../metadata.service.t
 const MAX_UINT256 = (2n ** 256n - 1n).toString();
 const RECEIVER = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 
-/** API.md "Public API": token metadata (tokenURI) and contract metadata (contractURI). */
+/** Public (no credentials): token metadata (tokenURI) and contract metadata (contractURI). */
 describe('metadata', () => {
   let env: TestEnv;
   let organizationId: string;

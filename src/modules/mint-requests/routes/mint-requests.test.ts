@@ -16,7 +16,6 @@ import {
   insertItems,
 } from '../../../../test/support/token-requests.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
-import { capabilitiesOf } from '../../../chain/capabilities.ts';
 import type { CollectionRow } from '../../../db/schema.ts';
 import type { ErrorCode } from '../../../http/errors.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
@@ -55,15 +54,7 @@ describe('mint requests (database level: selection, rules, reservations, records
   after(() => env.close());
 
   const collection = (fields: Partial<Parameters<typeof insertCollection>[1]> = {}) =>
-    insertCollection(db(), {
-      organizationId,
-      contractAddress: randomAddress(),
-      abi: [...erc721.abi],
-      capabilities: capabilitiesOf(erc721.abi),
-      tokenType: 'ERC721',
-      strategy: 'AUTOMATIC',
-      ...fields,
-    });
+    insertCollection(db(), { organizationId, deployedOn: 'FlexibleERC721', ...fields });
   const items = (c: CollectionRow, count: number, fields: Partial<Parameters<typeof insertItem>[1]> = {}) => {
     const first = seq;
     seq += BigInt(count);
@@ -234,11 +225,7 @@ describe('mint requests (database level: selection, rules, reservations, records
   });
 
   it('ERC1155: mints within the supply left (INSUFFICIENT_SUPPLY beyond it), several units per item', async () => {
-    const c = await collection({
-      tokenType: 'ERC1155',
-      abi: [...erc1155.abi],
-      capabilities: capabilitiesOf(erc1155.abi),
-    });
+    const c = await collection({ deployedOn: 'FlexibleERC1155' });
     const [a, b] = await items(c, 2, { maxSupply: 10n });
     const [full] = await items(c, 1, {
       maxSupply: 3n,
@@ -503,11 +490,7 @@ describe('mint requests (database level: selection, rules, reservations, records
   });
 
   it('settlement: success mints the items and releases; failure makes them mintable again; both idempotent', async () => {
-    const c = await collection({
-      tokenType: 'ERC1155',
-      abi: [...erc1155.abi],
-      capabilities: capabilitiesOf(erc1155.abi),
-    });
+    const c = await collection({ deployedOn: 'FlexibleERC1155' });
     const [toWallet, toOther] = await items(c, 2, { maxSupply: 10n });
     const [earlier] = await items(c, 1, {
       maxSupply: 10n,

@@ -24,7 +24,7 @@ const TWO_TO_256 = (2n ** 256n).toString();
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** API.md §3 G: networks (platform admin writes, any authenticated user reads). */
+/** Networks (platform admin writes, any authenticated user reads). */
 describe('networks', () => {
   let env: TestEnv;
   let token: string;

@@ -7,7 +7,7 @@ import { deployBytecode, deployErc20, networkBody, useNodes } from '../../../../
 import { platformContracts } from '../../../chain/artifacts.ts';
 import type { DevChain } from '../../../chain/dev-chain.ts';
 
-/** API.md §3 G: payment tokens, with symbol and decimals read from the chain. */
+/** Payment tokens, with symbol and decimals read from the chain. */
 describe('payment tokens', () => {
   let env: TestEnv;
   let token: string;

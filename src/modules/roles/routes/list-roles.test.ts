@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertError } from '../../../../test/assertions.ts';
 import { setupTest, type TestEnv } from '../../../../test/harness.ts';
-import { RESOURCE_GROUPS, ROLE_IDS } from '../../../access/permissions.ts';
+import { RESOURCE_GROUPS, ROLE_IDS, ROLE_PERMISSIONS } from '../../../access/permissions.ts';
+import { permissionsInUse, registeredRoutes } from '../../../http/route-table.ts';
 
 interface Role {
   id: string;
@@ -42,19 +43,45 @@ describe('GET /v1/roles', () => {
     for (const role of page.results as Role[]) assert.ok(role.description.length > 0, role.name);
   });
 
-  it('gives PLATFORM_ADMIN every read and write permission plus platform:admin', async () => {
+  it('gives PLATFORM_ADMIN every permission a route requires, platform:admin included', async () => {
     const roles = await listRoles(env.platformAdmin.token);
     const platform = roles.find((r) => r.name === 'PLATFORM_ADMIN')!;
-    const expected = [...RESOURCE_GROUPS.flatMap((g) => [`${g}:read`, `${g}:write`]), 'platform:admin'];
-    assert.deepEqual([...platform.permissions].sort(), expected.sort());
+    assert.deepEqual([...platform.permissions].sort(), [...permissionsInUse(env.app)].sort());
+    assert.ok(platform.permissions.includes('platform:admin'));
+  });
+
+  it('lists only permissions that guard at least one registered route', async () => {
+    const roles = await listRoles(env.platformAdmin.token);
+    const routes = registeredRoutes(env.app);
+    for (const role of roles) {
+      for (const permission of role.permissions) {
+        const guarded = routes.filter(
+          (r) => r.access?.kind === 'permission' && r.access.permission === permission,
+        );
+        assert.ok(guarded.length > 0, `${role.name} lists ${permission}, which guards no route`);
+      }
+    }
+  });
+
+  it('leaves out permissions granted for route groups that do not exist yet', async () => {
+    const roles = await listRoles(env.platformAdmin.token);
+    const inUse = permissionsInUse(env.app);
+    for (const role of roles) {
+      const granted = ROLE_PERMISSIONS[role.name as keyof typeof ROLE_PERMISSIONS];
+      const expected = granted.filter((p) => inUse.has(p));
+      assert.deepEqual([...role.permissions].sort(), [...expected].sort(), role.name);
+    }
   });
 
   it('gives ORG_ADMIN every read and every write but networks:write, and no platform:admin', async () => {
     const roles = await listRoles(env.platformAdmin.token);
     const admin = roles.find((r) => r.name === 'ORG_ADMIN')!;
+    const inUse = permissionsInUse(env.app);
     for (const group of RESOURCE_GROUPS) {
-      assert.ok(admin.permissions.includes(`${group}:read`), group);
-      assert.equal(admin.permissions.includes(`${group}:write`), group !== 'networks', group);
+      if (inUse.has(`${group}:read`)) assert.ok(admin.permissions.includes(`${group}:read`), group);
+      if (inUse.has(`${group}:write`)) {
+        assert.equal(admin.permissions.includes(`${group}:write`), group !== 'networks', group);
+      }
     }
     assert.equal(admin.permissions.includes('platform:admin'), false);
   });
@@ -62,8 +89,9 @@ describe('GET /v1/roles', () => {
   it('gives ORG_MEMBER every read, api_keys:write and no other write', async () => {
     const roles = await listRoles(env.platformAdmin.token);
     const member = roles.find((r) => r.name === 'ORG_MEMBER')!;
-    const expected = [...RESOURCE_GROUPS.map((g) => `${g}:read`), 'api_keys:write'];
-    assert.deepEqual([...member.permissions].sort(), expected.sort());
+    const inUse = permissionsInUse(env.app);
+    const expected = [...RESOURCE_GROUPS.map((g) => `${g}:read` as const), 'api_keys:write' as const];
+    assert.deepEqual([...member.permissions].sort(), expected.filter((p) => inUse.has(p)).sort());
   });
 
   it('uses only <resource>:read, <resource>:write and platform:admin permission strings', async () => {

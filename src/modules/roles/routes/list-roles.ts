@@ -1,5 +1,6 @@
 import { ANY_USER } from '../../../access/access.ts';
 import { Page } from '../../../http/pagination.ts';
+import { permissionsInUse } from '../../../http/route-table.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { ListRolesQuery, Role } from '../roles.schemas.ts';
 import { listRoles } from '../roles.service.ts';
@@ -17,5 +18,5 @@ export const listRolesRoute: RouteModule = (app, ctx) =>
         response: { 200: Page(Role, 'RolePage') },
       },
     },
-    async (request) => listRoles(ctx.db, request.query),
+    async (request) => listRoles(ctx.db, request.query, permissionsInUse(app)),
   );

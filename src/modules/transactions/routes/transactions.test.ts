@@ -81,7 +81,7 @@ describe('GET /v1/transactions and /v1/transactions/{id}', () => {
         .where('id', '=', ids.mint)
         .executeTakeFirstOrThrow()
     ).from_address;
-    // Any case: a signer is an address like any other (API.md §1).
+    // Any case: a signer is an address like any other (docs/api.md#conventions).
     assert.equal((await list(member.token, { signers: signer.toLowerCase() })).length, 3);
     assert.deepEqual(await list(member.token, { signers: `0x${'ab'.repeat(20)}` }), []);
     // Beside today's names, both apply.

@@ -1,0 +1,101 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { platformContracts } from '../src/chain/artifacts.ts';
+import { capabilitiesOf } from '../src/chain/capabilities.ts';
+import { LIMITS } from '../src/modules/purchase-intents/purchase-intents.service.ts';
+import { insertCollection } from '../test/factories.ts';
+import { setupTest } from '../test/harness.ts';
+import { createPaidListing, randomAddress } from '../test/support/sales.ts';
+import { insertItem } from '../test/support/token-requests.ts';
+import type { LoadResult } from './load.ts';
+
+const run = promisify(execFile);
+const SECONDS = Number(process.env.BENCH_SALES_SECONDS ?? 5);
+
+/** Load from its own process (bench/load-process.ts), so client and service do not share a CPU loop. */
+async function loadFrom(
+  spec: Record<string, unknown>,
+): Promise<LoadResult & { statuses: Record<string, number> }> {
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', 'bench/load-process.ts', JSON.stringify(spec)],
+    {
+      maxBuffer: 1 << 20,
+    },
+  );
+  return JSON.parse(stdout.trim().split('\n').at(-1)!);
+}
+
+function line(name: string, result: LoadResult, baseline?: LoadResult): string {
+  const ratios = baseline
+    ? `  ${(result.perSecond / baseline.perSecond).toFixed(3)}× baseline req/s, p99 ${(result.p99Ms / baseline.p99Ms).toFixed(2)}× baseline`
+    : '  (baseline)';
+  return `${name.padEnd(48)} ${result.perSecond.toFixed(0).padStart(6)}/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms${ratios}${result.errors ? `  ERRORS ${result.errors}` : ''}`;
+}
+
+/**
+ * Purchase intent creation (POST /v1/public/purchase-intents: the listing row locked, the hold
+ * taken, the intent and its expiry job written) against two baselines served by the same process
+ * in the same run: GET /healthz (the HTTP stack alone) and the public listing read (one indexed
+ * SELECT). Every intent holds one unit of an ERC1155 item listed with a billion units, each for a
+ * new buyer, so none is refused.
+ */
+export async function salesBench(): Promise<void> {
+  const env = await setupTest();
+  try {
+    await env.insertNetwork(31337);
+    const { admin, organizationId } = await env.createTenant();
+    const collection = await insertCollection(env.database.db, {
+      organizationId,
+      contractAddress: randomAddress(),
+      tokenType: 'ERC1155',
+      abi: [...platformContracts.FlexibleERC1155.abi],
+      capabilities: capabilitiesOf(platformContracts.FlexibleERC1155.abi),
+    });
+    const item = await insertItem(env.database.db, {
+      collectionId: collection.id,
+      organizationId,
+      tokenId: 1n,
+      maxSupply: 1_000_000_000n,
+    });
+    const listing = await createPaidListing(env, admin.token, { item_id: item.id });
+    // One client address sends all the load.
+    LIMITS.perIp = { ...LIMITS.perIp, max: Number.MAX_SAFE_INTEGER };
+    const base = await env.app.listen({ port: 0, host: '127.0.0.1' });
+    const intent = {
+      url: `${base}/v1/public/purchase-intents`,
+      method: 'POST',
+      body: JSON.stringify({
+        listing_id: listing.id,
+        quantity: 1,
+        provider: 'CARD_PROVIDER',
+        buyer: { email: 'buyer-{{n}}@bench.example' },
+      }),
+      expectStatus: 201,
+      seconds: SECONDS,
+    };
+    const health = { url: `${base}/healthz`, seconds: SECONDS };
+    const publicListing = { url: `${base}/v1/public/listings/${listing.id}`, seconds: SECONDS };
+    // Warm-up: JIT, pools.
+    for (const spec of [health, publicListing, intent]) await loadFrom({ ...spec, seconds: 1 });
+
+    const baseline = await loadFrom(health);
+    const read = await loadFrom(publicListing);
+    const created = await loadFrom(intent);
+    const held = await env.database.db
+      .selectFrom('listings')
+      .select('quantity_held')
+      .where('id', '=', listing.id)
+      .executeTakeFirstOrThrow();
+    process.stdout.write(
+      [
+        line('baseline: GET /healthz', baseline),
+        line('GET /v1/public/listings/{id}', read, baseline),
+        line('POST /v1/public/purchase-intents (intents)', created, baseline),
+        `intents created: ${created.statuses['201'] ?? 0}, units held: ${held.quantity_held}, answers: ${JSON.stringify(created.statuses)}`,
+      ].join('\n') + '\n',
+    );
+  } finally {
+    await env.close();
+  }
+}

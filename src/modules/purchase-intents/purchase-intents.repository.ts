@@ -1,0 +1,184 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+import type {
+  FulfillmentMethod,
+  FulfillmentStatus,
+  PaymentProvider,
+  PurchaseIntentRow,
+  PurchaseIntentStatus,
+} from '../../db/schema.ts';
+import { type PageParams, type PageResult, paginate } from '../../http/pagination.ts';
+
+export interface NewPurchaseIntent {
+  id: string;
+  organization_id: string;
+  listing_id: string;
+  quantity: number;
+  status: PurchaseIntentStatus;
+  fulfillment_method: FulfillmentMethod;
+  payment_provider: PaymentProvider;
+  email: string | null;
+  eth_address: string | null;
+  client_token_hash: Buffer;
+  provider_price: Record<string, unknown>;
+  expiration: Date;
+}
+
+export async function insertIntent(db: Executor, intent: NewPurchaseIntent): Promise<void> {
+  await db
+    .insertInto('purchase_intents')
+    .values({ ...intent, provider_price: JSON.stringify(intent.provider_price) })
+    .execute();
+}
+
+export function findIntent(db: Executor, id: string): Promise<PurchaseIntentRow | undefined> {
+  return db.selectFrom('purchase_intents').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function lockIntent(db: Executor, id: string): Promise<PurchaseIntentRow | undefined> {
+  return db.selectFrom('purchase_intents').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export type IntentUpdate = Partial<
+  Pick<
+    PurchaseIntentRow,
+    | 'status'
+    | 'fulfillment_status'
+    | 'item_ids'
+    | 'item_claim_ids'
+    | 'transaction_ids'
+    | 'fulfillment_error'
+    | 'confirmed_at'
+    | 'card_provider_payment_intent_id'
+    | 'crypto_provider_charge_id'
+  >
+> & { data?: Record<string, unknown> | null };
+
+export async function updateIntent(db: Executor, id: string, update: IntentUpdate): Promise<void> {
+  const { data, ...rest } = update;
+  await db
+    .updateTable('purchase_intents')
+    .set({
+      ...rest,
+      ...(data !== undefined && { data: data === null ? null : JSON.stringify(data) }),
+      updated_at: new Date(),
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** PENDING intents past their expiration, locked; rows another transaction holds are passed over. */
+export function lockDueIntents(db: Executor, limit: number): Promise<PurchaseIntentRow[]> {
+  return db
+    .selectFrom('purchase_intents')
+    .selectAll()
+    .where('status', '=', 'PENDING')
+    .where('expiration', '<=', sql<Date>`now()`)
+    .orderBy('expiration')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+}
+
+export function lockPendingIntentsOfListing(db: Executor, listingId: string): Promise<PurchaseIntentRow[]> {
+  return db
+    .selectFrom('purchase_intents')
+    .selectAll()
+    .where('listing_id', '=', listingId)
+    .where('status', '=', 'PENDING')
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+/** Intents a delivery transaction carries, still being fulfilled, locked (settlement). */
+export function lockIntentsOfTransaction(db: Executor, transactionId: string): Promise<PurchaseIntentRow[]> {
+  return db
+    .selectFrom('purchase_intents')
+    .selectAll()
+    .where(sql<boolean>`transaction_ids @> ARRAY[${transactionId}]::uuid[]`)
+    .where('fulfillment_status', '=', 'ASSIGNED')
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+/** A PENDING MINT_VOUCHER intent of the minter on a contract (one voucher pending at a time). */
+export async function pendingVoucherIntentOf(
+  db: Executor,
+  collectionId: string,
+  ethAddress: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('purchase_intents as pi')
+    .innerJoin('listings as l', 'l.id', 'pi.listing_id')
+    .select('pi.id')
+    .where('l.collection_id', '=', collectionId)
+    .where('pi.eth_address', '=', ethAddress)
+    .where('pi.payment_provider', '=', 'MINT_VOUCHER')
+    .where('pi.status', '=', 'PENDING')
+    .executeTakeFirst();
+  return row?.id;
+}
+
+export interface IntentFilters {
+  organizationId: string | undefined;
+  itemId: string | undefined;
+  collectionId: string | undefined;
+  listingId: string | undefined;
+  statuses: PurchaseIntentStatus[] | undefined;
+  email: string | undefined;
+  ethAddress: string | undefined;
+  fulfillmentStatuses: FulfillmentStatus[] | undefined;
+  fulfillmentMethods: FulfillmentMethod[] | undefined;
+  providers: PaymentProvider[] | undefined;
+}
+
+export function listIntents(
+  db: Executor,
+  page: PageParams,
+  filters: IntentFilters,
+): Promise<PageResult<PurchaseIntentRow>> {
+  let query = db.selectFrom('purchase_intents').selectAll();
+  if (filters.organizationId !== undefined)
+    query = query.where('organization_id', '=', filters.organizationId);
+  if (filters.listingId !== undefined) query = query.where('listing_id', '=', filters.listingId);
+  if (filters.collectionId !== undefined) {
+    const collectionId = filters.collectionId;
+    query = query.where('listing_id', 'in', (eb) =>
+      eb.selectFrom('listings').select('listings.id').where('listings.collection_id', '=', collectionId),
+    );
+  }
+  if (filters.itemId !== undefined) {
+    const itemId = filters.itemId;
+    query = query.where(({ or, eb }) =>
+      or([
+        eb(sql`${itemId}::uuid`, '=', sql`ANY(item_ids)`),
+        eb(
+          'listing_id',
+          'in',
+          eb.selectFrom('listings').select('listings.id').where('listings.item_id', '=', itemId),
+        ),
+      ]),
+    );
+  }
+  if (filters.statuses?.length) query = query.where('status', 'in', filters.statuses);
+  if (filters.email !== undefined) query = query.where(sql`lower(email)`, '=', filters.email.toLowerCase());
+  if (filters.ethAddress !== undefined) query = query.where('eth_address', '=', filters.ethAddress);
+  if (filters.fulfillmentStatuses?.length)
+    query = query.where('fulfillment_status', 'in', filters.fulfillmentStatuses);
+  if (filters.fulfillmentMethods?.length)
+    query = query.where('fulfillment_method', 'in', filters.fulfillmentMethods);
+  if (filters.providers?.length) query = query.where('payment_provider', 'in', filters.providers);
+  return paginate(query, {
+    page,
+    filters: { ...filters },
+    sortColumn: 'purchase_intents.created_at',
+    sortKind: 'timestamp',
+    sortValue: (row) => row.created_at,
+    idColumn: 'purchase_intents.id',
+    idKind: 'uuid',
+    idValue: (row) => row.id,
+  });
+}

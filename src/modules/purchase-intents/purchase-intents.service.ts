@@ -1,0 +1,680 @@
+import { timingSafeEqual } from 'node:crypto';
+import { type Address, getAddress, zeroAddress } from 'viem';
+import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../access/principal.ts';
+import type { Deps } from '../../context.ts';
+import type { Executor } from '../../db/database.ts';
+import type {
+  FulfillmentMethod,
+  ItemRow,
+  ListingRow,
+  MintVoucherRow,
+  PaymentProvider,
+  PurchaseIntentRow,
+  TransactionRow,
+} from '../../db/schema.ts';
+import { ApiError } from '../../http/errors.ts';
+import { checkedAddress } from '../../http/inputs.ts';
+import type { PageParams, PageResult } from '../../http/pagination.ts';
+import { hitRateLimit, type RateLimit } from '../../http/rate-limit.ts';
+import { iso } from '../../http/schemas.ts';
+import { enqueue } from '../../jobs/enqueue.ts';
+import { randomToken, uuidv7 } from '../../lib/ids.ts';
+import { sha256 } from '../../lib/secrets.ts';
+import { findCollection } from '../collections/collections.service.ts';
+import { createSaleClaim } from '../email-claims/email-claims.service.ts';
+import {
+  itemsHeldBy,
+  lockItems,
+  moveReservations,
+  releaseReservations,
+} from '../items/item-flows.service.ts';
+import {
+  addHold,
+  lockListingForSale,
+  notSellingReason,
+  onAllowList,
+  paymentTokenAddress,
+  policyOf,
+  releaseHold,
+  sellHeld,
+  unitsOfBuyer,
+} from '../listings/listings.service.ts';
+import { issueVoucher, type VoucherRedemptionHandler } from '../mint-vouchers/mint-vouchers.service.ts';
+import {
+  contractForFlow,
+  lockOpenTokenRequests,
+  startTokenFlow,
+} from '../token-flows/token-flows.service.ts';
+import { findTransaction } from '../transactions/transactions.service.ts';
+import { emitEvent } from '../webhooks/webhook-events.service.ts';
+import * as repo from './purchase-intents.repository.ts';
+import type {
+  CreatedPurchaseIntent,
+  CreatePurchaseIntentBody,
+  ListPurchaseIntentsQuery,
+  PublicPurchaseIntent,
+  PurchaseIntent,
+} from './purchase-intents.schemas.ts';
+import { deliverPurchaseIntentTask, expirePurchaseIntentTask } from './purchase-intents.task.ts';
+
+/**
+ * Purchase intents (docs/api.md#purchase-intents). An intent holds units of a listing (the
+ * listing's quantity_held counter, taken by one conditional update under the listing's row lock)
+ * until it is CONFIRMED (paid: the units are sold), EXPIRED or CANCELLED (the hold ends).
+ * Confirmation assigns the items (moved from the listing's reservation to the intent) and queues
+ * the delivery job, keyed by the intent, in the same transaction: a confirmation processed twice
+ * or a worker that dies between confirmation and delivery still delivers exactly once.
+ */
+
+/** Rate limits of intent creation (mutable for tests that drive load through one address). */
+export const LIMITS: { perIp: RateLimit; perBuyer: RateLimit } = {
+  perIp: { name: 'purchase_intent_ip', max: 60, windowSeconds: 60 },
+  perBuyer: { name: 'purchase_intent_buyer', max: 10, windowSeconds: 60 },
+};
+
+function invalid(path: string, message: string): ApiError {
+  return new ApiError('VALIDATION_FAILED', `${path.replace(/^\//, '')}: ${message}`, {
+    fields: [{ path, message }],
+  });
+}
+
+function providerPrice(listing: ListingRow, quantity: number) {
+  return { amount: (BigInt(listing.price) * BigInt(quantity)).toString(), currency: listing.currency };
+}
+
+export function toPurchaseIntent(row: PurchaseIntentRow): PurchaseIntent {
+  return {
+    id: row.id,
+    listing_id: row.listing_id,
+    quantity: row.quantity,
+    status: row.status,
+    fulfillment_status: row.fulfillment_status,
+    fulfillment_method: row.fulfillment_method,
+    payment_provider: row.payment_provider,
+    email: row.email,
+    eth_address: row.eth_address,
+    item_ids: row.item_ids,
+    item_claim_ids: row.item_claim_ids,
+    transaction_ids: row.transaction_ids,
+    provider_price: row.provider_price as PurchaseIntent['provider_price'],
+    card_provider_payment_intent_id: row.card_provider_payment_intent_id,
+    crypto_provider_charge_id: row.crypto_provider_charge_id,
+    fulfillment_error: row.fulfillment_error,
+    created_at: iso(row.created_at),
+    expiration: iso(row.expiration),
+    confirmed_at: iso(row.confirmed_at),
+  };
+}
+
+type IntentEventType =
+  | 'purchase_intent.created'
+  | 'purchase_intent.confirmed'
+  | 'purchase_intent.expired'
+  | 'purchase_intent.fulfilled'
+  | 'purchase_intent.unresolved';
+
+/**
+ * A purchase_intent.* event, in the transaction of the change, with the intent as the admin API
+ * shows it after the change. Each caller emits only on the transition itself, with the intent's
+ * row locked, so a path that runs again (a confirmation seen twice, a job retried) emits nothing.
+ */
+async function emitIntentEvent(db: Executor, id: string, type: IntentEventType): Promise<void> {
+  const row = (await repo.findIntent(db, id))!;
+  await emitEvent(db, {
+    organizationId: row.organization_id,
+    type,
+    resourceId: id,
+    data: toPurchaseIntent(row),
+  });
+}
+
+function toPublicPurchaseIntent(row: PurchaseIntentRow): PublicPurchaseIntent {
+  return {
+    id: row.id,
+    listing_id: row.listing_id,
+    quantity: row.quantity,
+    status: row.status,
+    fulfillment_status: row.fulfillment_status,
+    fulfillment_method: row.fulfillment_method,
+    payment_provider: row.payment_provider,
+    provider_price: row.provider_price as PurchaseIntent['provider_price'],
+    data: row.data,
+    item_claim_ids: row.item_claim_ids,
+    transaction_ids: row.transaction_ids,
+    created_at: iso(row.created_at),
+    expiration: iso(row.expiration),
+  };
+}
+
+interface Buyer {
+  email: string | null;
+  ethAddress: Address | null;
+}
+
+function buyerOf(body: CreatePurchaseIntentBody): Buyer {
+  return {
+    email: body.buyer.email ?? null,
+    ethAddress:
+      body.buyer.eth_address === undefined
+        ? null
+        : checkedAddress(body.buyer.eth_address, '/buyer/eth_address'),
+  };
+}
+
+/**
+ * Rate limits, counted on the pool before the transaction (a refused request counts too): per
+ * client address and per buyer (email lower-case, address).
+ */
+export async function limitPurchaseIntents(
+  db: Executor,
+  body: CreatePurchaseIntentBody,
+  ip: string,
+): Promise<void> {
+  await hitRateLimit(db, LIMITS.perIp, ip);
+  const buyer = buyerOf(body);
+  if (buyer.email !== null) await hitRateLimit(db, LIMITS.perBuyer, `email:${buyer.email.toLowerCase()}`);
+  if (buyer.ethAddress !== null) await hitRateLimit(db, LIMITS.perBuyer, `address:${buyer.ethAddress}`);
+}
+
+function fulfillmentMethodOf(provider: PaymentProvider, buyer: Buyer): FulfillmentMethod {
+  if (provider === 'MINT_VOUCHER') return 'VOUCHER';
+  // An email claim sale is delivered by email whatever else the buyer gave.
+  if (provider === 'EMAIL_CLAIM') return 'EMAIL';
+  return buyer.ethAddress !== null ? 'TRANSFER' : 'EMAIL';
+}
+
+function sessionSeconds(listing: ListingRow, provider: PaymentProvider): number {
+  const session = policyOf(listing).payment_session_duration;
+  return session.provider_override[provider] ?? session.timeout_seconds;
+}
+
+/**
+ * Create, in the order of docs/api.md#purchase-intents: the listing (404), ACTIVE and in its
+ * window (422 NOT_ELIGIBLE), the provider (400), the quantity (400), the buyer's fields for the
+ * provider (400), the allow list and max_per_user (422 NOT_ELIGIBLE), units available (422
+ * INSUFFICIENT_SUPPLY). The listing row is locked for the checks and the hold, so a buyer's
+ * concurrent intents cannot pass max_per_user together either.
+ */
+export async function createPurchaseIntent(
+  db: Executor,
+  deps: Deps,
+  body: CreatePurchaseIntentBody,
+): Promise<CreatedPurchaseIntent> {
+  const listing = await lockListingForSale(db, body.listing_id);
+  const notSelling = notSellingReason(listing);
+  if (notSelling !== undefined)
+    throw new ApiError(
+      'NOT_ELIGIBLE',
+      `the listing does not sell now (${notSelling.toLowerCase().replace('_', ' ')})`,
+    );
+  const provider = body.provider;
+  if (!listing.payment_providers.includes(provider))
+    throw invalid('/provider', `the listing sells through ${listing.payment_providers.join(', ')}`);
+  if (body.quantity > listing.max_quantity_per_tx)
+    throw invalid('/quantity', `at most ${listing.max_quantity_per_tx} per purchase`);
+  if (provider === 'MINT_VOUCHER' && body.quantity !== 1)
+    throw invalid('/quantity', 'a mint voucher mints one item: quantity must be 1');
+  const buyer = buyerOf(body);
+  if (provider === 'MINT_VOUCHER' && buyer.ethAddress === null)
+    throw invalid('/buyer/eth_address', 'MINT_VOUCHER needs the minting address');
+  if (provider === 'EMAIL_CLAIM' && buyer.email === null)
+    throw invalid('/buyer/email', 'EMAIL_CLAIM needs an email address');
+  if (buyer.email === null && buyer.ethAddress === null) throw invalid('/buyer', 'give email or eth_address');
+  if (!onAllowList(listing, buyer)) throw new ApiError('NOT_ELIGIBLE', 'the buyer is not on the allow list');
+  const maxPerUser = policyOf(listing).max_per_user;
+  if (maxPerUser !== null) {
+    const owned = await unitsOfBuyer(db, listing.id, buyer);
+    if (owned + body.quantity > maxPerUser)
+      throw new ApiError(
+        'NOT_ELIGIBLE',
+        `at most ${maxPerUser} units per buyer; ${owned} held or bought already`,
+      );
+  }
+  if (!(await addHold(db, listing.id, body.quantity)))
+    throw new ApiError('INSUFFICIENT_SUPPLY', `fewer than ${body.quantity} units are available`);
+  if (
+    provider === 'MINT_VOUCHER' &&
+    (await repo.pendingVoucherIntentOf(db, listing.collection_id, buyer.ethAddress!))
+  )
+    throw new ApiError('INVALID_STATE', 'this address has a pending mint voucher for the contract');
+
+  const id = uuidv7();
+  const clientToken = randomToken();
+  const expiration = new Date(Date.now() + sessionSeconds(listing, provider) * 1000);
+  const price = providerPrice(listing, body.quantity);
+  await repo.insertIntent(db, {
+    id,
+    organization_id: listing.organization_id,
+    listing_id: listing.id,
+    quantity: body.quantity,
+    status: 'PENDING',
+    fulfillment_method: fulfillmentMethodOf(provider, buyer),
+    payment_provider: provider,
+    email: buyer.email,
+    eth_address: buyer.ethAddress,
+    client_token_hash: sha256(clientToken),
+    provider_price: price,
+    expiration,
+  });
+  let data: Record<string, unknown> | null = null;
+  // purchase_intent.created shows the intent as created (a voucher's item assigned), before
+  // an EMAIL_CLAIM sale's purchase_intent.confirmed.
+  if (provider === 'EMAIL_CLAIM') {
+    await emitIntentEvent(db, id, 'purchase_intent.created');
+    await confirmPurchaseIntent(db, deps, id);
+  } else if (provider === 'MINT_VOUCHER') {
+    // The voucher's watcher ends the hold when the voucher expires on chain.
+    data = await issueVoucherFor(db, deps, id);
+    await emitIntentEvent(db, id, 'purchase_intent.created');
+  } else {
+    await emitIntentEvent(db, id, 'purchase_intent.created');
+    await enqueue(
+      db,
+      expirePurchaseIntentTask,
+      { purchase_intent_id: id },
+      {
+        jobKey: `expire_purchase_intent:${id}`,
+        runAt: expiration,
+      },
+    );
+  }
+  const row = (await repo.findIntent(db, id))!;
+  return {
+    id,
+    status: row.status,
+    expiration: iso(row.expiration),
+    client_token: clientToken,
+    fulfillment_method: row.fulfillment_method,
+    provider_price: price,
+    data,
+  };
+}
+
+/**
+ * MINT_VOUCHER's data: the item is assigned now (its token id is signed into the voucher) and
+ * moved from the listing's reservation to the intent; the voucher is signed by the organization's
+ * wallet for the buyer's address, priced at the listing's price, expiring with the intent.
+ */
+async function issueVoucherFor(db: Executor, deps: Deps, id: string): Promise<Record<string, unknown>> {
+  const intent = (await repo.lockIntent(db, id))!;
+  const listing = await lockListingForSale(db, intent.listing_id);
+  const [itemId] = await assignItems(db, intent, listing);
+  const currency = listing.currency === 'ETH' ? zeroAddress : await paymentTokenAddress(db, listing);
+  const issued = await issueVoucher(db, deps, {
+    organizationId: listing.organization_id,
+    collectionId: listing.collection_id,
+    itemId: itemId!,
+    minter: getAddress(intent.eth_address!),
+    quantity: 1n,
+    price: BigInt(listing.price) * BigInt(intent.quantity),
+    currency,
+    expiry: intent.expiration,
+    holder: { kind: 'PURCHASE_INTENT', id },
+  });
+  const data = issued.data as unknown as Record<string, unknown>;
+  await repo.updateIntent(db, id, { item_ids: [itemId!], data });
+  return data;
+}
+
+/** Chooses the intent's items among those the listing still holds and moves them to the intent. */
+async function assignItems(db: Executor, intent: PurchaseIntentRow, listing: ListingRow): Promise<string[]> {
+  const collection = await findCollection(db, listing.collection_id);
+  if (collection?.token_type === 'ERC1155') return listing.item_id === null ? [] : [listing.item_id];
+  const held = (await itemsHeldBy(db, listing.id)).map((h) => h.item);
+  const ordered =
+    policyOf(listing).item_assignment_strategy === 'RANDOM'
+      ? held
+          .map((item) => ({ item, key: Math.random() }))
+          .sort((a, b) => a.key - b.key)
+          .map((e) => e.item)
+      : held.sort((a, b) => compareTokenIds(a, b));
+  const chosen = ordered.slice(0, intent.quantity);
+  if (chosen.length < intent.quantity)
+    throw new Error(`listing ${listing.id} holds ${chosen.length} items for an intent of ${intent.quantity}`);
+  await moveReservations(db, {
+    from: listing.id,
+    kind: 'PURCHASE_INTENT',
+    to: new Map(chosen.map((item) => [item.id, intent.id])),
+  });
+  return chosen.map((item) => item.id);
+}
+
+function compareTokenIds(a: ItemRow, b: ItemRow): number {
+  if (a.token_id === null || b.token_id === null) return a.token_id === null ? 1 : -1;
+  const x = BigInt(a.token_id);
+  const y = BigInt(b.token_id);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+export type ConfirmOutcome = 'CONFIRMED' | 'ALREADY_CONFIRMED' | 'UNRESOLVED';
+
+/**
+ * A payment confirmed (provider-independent; card and crypto events call this): PENDING →
+ * CONFIRMED with the held units sold, the items assigned (ASSIGNED) and the delivery job queued
+ * (keyed by the intent) in the caller's transaction. Idempotent: a confirmation seen again does
+ * nothing. A payment for an intent EXPIRED or CANCELLED makes it UNRESOLVED: nothing is delivered.
+ */
+export async function confirmPurchaseIntent(
+  db: Executor,
+  _deps: Deps,
+  id: string,
+  reference: { cardProviderPaymentIntentId?: string; cryptoProviderChargeId?: string } = {},
+): Promise<ConfirmOutcome> {
+  const intent = await repo.lockIntent(db, id);
+  if (!intent) throw new ApiError('NOT_FOUND', 'purchase intent not found');
+  const references = {
+    ...(reference.cardProviderPaymentIntentId !== undefined && {
+      card_provider_payment_intent_id: reference.cardProviderPaymentIntentId,
+    }),
+    ...(reference.cryptoProviderChargeId !== undefined && {
+      crypto_provider_charge_id: reference.cryptoProviderChargeId,
+    }),
+  };
+  switch (intent.status) {
+    case 'CONFIRMED':
+      return 'ALREADY_CONFIRMED';
+    case 'UNRESOLVED':
+      return 'UNRESOLVED';
+    case 'EXPIRED':
+    case 'CANCELLED':
+      await repo.updateIntent(db, id, { status: 'UNRESOLVED', ...references });
+      await emitIntentEvent(db, id, 'purchase_intent.unresolved');
+      return 'UNRESOLVED';
+    case 'PENDING':
+      break;
+  }
+  const listing = await lockListingForSale(db, intent.listing_id);
+  await sellHeld(db, listing, intent.quantity, true);
+  const itemIds = intent.item_ids.length > 0 ? intent.item_ids : await assignItems(db, intent, listing);
+  await repo.updateIntent(db, id, {
+    status: 'CONFIRMED',
+    confirmed_at: new Date(),
+    fulfillment_status: intent.fulfillment_method === 'VOUCHER' ? intent.fulfillment_status : 'ASSIGNED',
+    item_ids: itemIds,
+    ...references,
+  });
+  await emitIntentEvent(db, id, 'purchase_intent.confirmed');
+  if (intent.fulfillment_method !== 'VOUCHER')
+    await enqueue(
+      db,
+      deliverPurchaseIntentTask,
+      { purchase_intent_id: id },
+      { jobKey: `deliver_purchase_intent:${id}` },
+    );
+  return 'CONFIRMED';
+}
+
+/**
+ * Delivery of a CONFIRMED, ASSIGNED intent (the job's work; idempotent: an intent already given
+ * its claims or transactions is left alone). TRANSFER: minted (or transferred when minted and held)
+ * to eth_address through the token-flow pipeline, the items' reservations passed to its records;
+ * COMPLETED or EXCEPTION at settlement. EMAIL: one email claim per item (expiring after the
+ * policy's email_claim_duration, with the listing's campaign), COMPLETED once created and mailed.
+ * A delivery the contract cannot carry is EXCEPTION with the reason.
+ */
+export async function deliverPurchaseIntent(db: Executor, deps: Deps, id: string): Promise<void> {
+  const intent = await repo.lockIntent(db, id);
+  if (intent?.status !== 'CONFIRMED' || intent.fulfillment_status !== 'ASSIGNED') return;
+  if (intent.transaction_ids.length > 0 || intent.item_claim_ids.length > 0) return;
+  const listing = await lockListingForSale(db, intent.listing_id);
+  const collection = (await findCollection(db, listing.collection_id))!;
+  const items = await lockItems(db, intent.item_ids);
+  const erc1155 = collection.token_type === 'ERC1155';
+  const quantity = erc1155 ? BigInt(intent.quantity) : 1n;
+  const fail = (reason: string) =>
+    repo.updateIntent(db, id, { fulfillment_status: 'EXCEPTION', fulfillment_error: reason });
+  if (intent.fulfillment_method === 'EMAIL') {
+    if (erc1155) return fail('ERC1155 sales are not delivered by email claim yet');
+    const expiration = new Date(Date.now() + policyOf(listing).email_claim_duration * 1000);
+    const claimIds: string[] = [];
+    for (const item of items) {
+      claimIds.push(
+        await createSaleClaim(db, deps, {
+          collection,
+          item,
+          email: intent.email!,
+          quantity,
+          campaignId: listing.campaign_id,
+          expiration,
+          reservedBy: id,
+        }),
+      );
+    }
+    await repo.updateIntent(db, id, { item_claim_ids: claimIds, fulfillment_status: 'COMPLETED' });
+    await emitIntentEvent(db, id, 'purchase_intent.fulfilled');
+    return;
+  }
+  const to = getAddress(intent.eth_address!);
+  const groups = new Map<'MINT' | 'TRANSFER', ItemRow[]>();
+  for (const item of items) {
+    const flow =
+      BigInt(item.minted_supply) > 0n && BigInt(item.held_supply) >= quantity ? 'TRANSFER' : 'MINT';
+    groups.set(flow, [...(groups.get(flow) ?? []), item]);
+  }
+  for (const flow of groups.keys()) {
+    try {
+      contractForFlow(collection, flow);
+    } catch (error) {
+      if (error instanceof ApiError) return fail(error.detail);
+      throw error;
+    }
+  }
+  const transactionIds = new Set<string>();
+  for (const [flow, flowItems] of groups) {
+    const records = await startTokenFlow(db, deps, {
+      flow,
+      collection,
+      items: flowItems,
+      quantity,
+      to,
+      ...(erc1155 ? { coveredBy: listing.id } : { reservedBy: id }),
+    });
+    for (const record of records) transactionIds.add(record.transaction_id);
+  }
+  await repo.updateIntent(db, id, { transaction_ids: [...transactionIds] });
+}
+
+/**
+ * Settlement of a MINT or TRANSFER transaction that delivers intents (runs before the token
+ * flow's handler, while its records are open, so it acts once): a failure is EXCEPTION with the
+ * reason; success is COMPLETED once every transaction of the intent succeeded.
+ */
+export async function settlePurchaseDelivery(
+  db: Executor,
+  _deps: Deps,
+  transaction: TransactionRow,
+): Promise<void> {
+  const intents = await repo.lockIntentsOfTransaction(db, transaction.id);
+  if (intents.length === 0) return;
+  const open =
+    (await lockOpenTokenRequests(db, 'MINT', transaction.id)).length +
+    (await lockOpenTokenRequests(db, 'TRANSFER', transaction.id)).length;
+  if (open === 0) return;
+  const succeeded = transaction.state === 'COMPLETED' && transaction.on_chain_status === 'SUCCESS';
+  for (const intent of intents) {
+    if (!succeeded) {
+      await repo.updateIntent(db, intent.id, {
+        fulfillment_status: 'EXCEPTION',
+        fulfillment_error: `delivery transaction ${transaction.id} ${
+          transaction.failure_reason ??
+          (transaction.state === 'CANCELLED' ? 'was cancelled' : 'reverted on chain')
+        }`,
+      });
+      continue;
+    }
+    let all = true;
+    for (const other of intent.transaction_ids) {
+      if (other === transaction.id) continue;
+      const row = await findTransaction(db, other);
+      if (row?.state !== 'COMPLETED' || row.on_chain_status !== 'SUCCESS') all = false;
+    }
+    if (all && intent.fulfillment_status !== 'COMPLETED') {
+      await repo.updateIntent(db, intent.id, { fulfillment_status: 'COMPLETED' });
+      await emitIntentEvent(db, intent.id, 'purchase_intent.fulfilled');
+    }
+  }
+}
+
+/**
+ * Ends a PENDING intent's hold: the units return to the listing, assigned items to its
+ * reservation. An intent that expires emits purchase_intent.expired (callers end a hold once: the
+ * intent is locked and PENDING, or CANCELLED with its voucher's item still held).
+ */
+async function endHold(
+  db: Executor,
+  intent: PurchaseIntentRow,
+  status: 'EXPIRED' | 'CANCELLED',
+): Promise<void> {
+  await repo.updateIntent(db, intent.id, { status });
+  const listing = await lockListingForSale(db, intent.listing_id);
+  await releaseHold(db, listing.id, intent.quantity);
+  if (intent.item_ids.length > 0) await returnItems(db, intent, listing);
+  if (status === 'EXPIRED') await emitIntentEvent(db, intent.id, 'purchase_intent.expired');
+}
+
+async function returnItems(db: Executor, intent: PurchaseIntentRow, listing: ListingRow): Promise<void> {
+  if (listing.status === 'ACTIVE' || listing.status === 'PENDING_TX') {
+    const held = await itemsHeldBy(db, intent.id);
+    await moveReservations(db, {
+      from: intent.id,
+      kind: 'LISTING',
+      to: new Map(held.map((h) => [h.item.id, listing.id])),
+    });
+  } else {
+    await releaseReservations(db, intent.id);
+  }
+  await repo.updateIntent(db, intent.id, { item_ids: [] });
+}
+
+/** The expiry job: a PENDING intent past its expiration becomes EXPIRED (idempotent). */
+export async function expirePurchaseIntent(db: Executor, id: string): Promise<boolean> {
+  const intent = await repo.lockIntent(db, id);
+  if (intent?.status !== 'PENDING' || intent.expiration > new Date()) return false;
+  // A voucher stays redeemable until the chain says it expired: its watcher ends the hold.
+  if (intent.payment_provider === 'MINT_VOUCHER') return false;
+  await endHold(db, intent, 'EXPIRED');
+  return true;
+}
+
+/** The sweep behind the per-intent jobs: every due PENDING intent expires. */
+export async function expireDuePurchaseIntents(db: Executor, batch = 500): Promise<number> {
+  const due = (await repo.lockDueIntents(db, batch)).filter((i) => i.payment_provider !== 'MINT_VOUCHER');
+  for (const intent of due) await endHold(db, intent, 'EXPIRED');
+  return due.length;
+}
+
+/** A cancelled listing's PENDING intents become CANCELLED (their holds end with the listing). */
+export async function cancelPendingIntentsOfListing(db: Executor, listingId: string): Promise<void> {
+  const pending = await repo.lockPendingIntentsOfListing(db, listingId);
+  for (const intent of pending) {
+    // A signed voucher stays redeemable: its item stays with the intent until the voucher ends.
+    if (intent.payment_provider === 'MINT_VOUCHER') {
+      await repo.updateIntent(db, intent.id, { status: 'CANCELLED' });
+      continue;
+    }
+    await repo.updateIntent(db, intent.id, { status: 'CANCELLED', item_ids: [] });
+    await releaseReservations(db, intent.id);
+  }
+}
+
+async function lockByClientToken(
+  db: Executor,
+  id: string,
+  clientToken: string | undefined,
+): Promise<PurchaseIntentRow> {
+  const intent = await repo.lockIntent(db, id);
+  // A wrong token answers like an unknown intent: nothing about other buyers' intents leaks.
+  if (!intent || clientToken === undefined || !timingSafeEqual(intent.client_token_hash, sha256(clientToken)))
+    throw new ApiError('NOT_FOUND', 'purchase intent not found');
+  return intent;
+}
+
+export async function getPublicPurchaseIntent(
+  db: Executor,
+  id: string,
+  clientToken: string | undefined,
+): Promise<PublicPurchaseIntent> {
+  const intent = await repo.findIntent(db, id);
+  if (!intent || clientToken === undefined || !timingSafeEqual(intent.client_token_hash, sha256(clientToken)))
+    throw new ApiError('NOT_FOUND', 'purchase intent not found');
+  return toPublicPurchaseIntent(intent);
+}
+
+/** The buyer cancels its PENDING intent (else INVALID_STATE); the hold ends. */
+export async function cancelPublicPurchaseIntent(
+  db: Executor,
+  id: string,
+  clientToken: string | undefined,
+): Promise<void> {
+  const intent = await lockByClientToken(db, id, clientToken);
+  if (intent.status !== 'PENDING')
+    throw new ApiError('INVALID_STATE', `a ${intent.status} purchase intent cannot be cancelled`);
+  // A signed voucher cannot be withdrawn: the hold and the item stay until it ends on chain
+  // (a redemption then is UNRESOLVED), so no unit is sold twice.
+  if (intent.payment_provider === 'MINT_VOUCHER')
+    await repo.updateIntent(db, intent.id, { status: 'CANCELLED' });
+  else await endHold(db, intent, 'CANCELLED');
+}
+
+export async function getPurchaseIntent(
+  db: Executor,
+  principal: Principal,
+  id: string,
+): Promise<PurchaseIntent> {
+  const intent = await repo.findIntent(db, id);
+  if (!intent) throw new ApiError('NOT_FOUND', 'purchase intent not found');
+  assertOrganizationAccess(principal, intent.organization_id, 'purchase intent');
+  return toPurchaseIntent(intent);
+}
+
+export async function listPurchaseIntents(
+  db: Executor,
+  principal: Principal,
+  query: ListPurchaseIntentsQuery,
+): Promise<PageResult<PurchaseIntent>> {
+  const page = await repo.listIntents(db, query as PageParams, {
+    organizationId: isPlatformAdmin(principal) ? undefined : principal.organizationId,
+    itemId: query.item_id,
+    collectionId: query.collection_id,
+    listingId: query.listing_id,
+    statuses: query.status,
+    email: query.email,
+    ethAddress:
+      query.eth_address === undefined ? undefined : checkedAddress(query.eth_address, '/eth_address'),
+    fulfillmentStatuses: query.fulfillment_status,
+    fulfillmentMethods: query.fulfillment_method,
+    providers: query.payment_provider,
+  });
+  return { ...page, results: page.results.map(toPurchaseIntent) };
+}
+
+/**
+ * What a purchase intent's mint voucher does (src/voucher-holders.ts). Redeemed: the item is
+ * minted to the buyer (the watcher ended the intent's reservation), the held unit is sold, and the
+ * intent is CONFIRMED with its fulfilment COMPLETED, or UNRESOLVED when the buyer had cancelled it.
+ * Ended unredeemed: a PENDING intent is EXPIRED, and the hold ends (the item back to the listing).
+ */
+export const purchaseIntentVoucherHandler: VoucherRedemptionHandler = {
+  async redeemed(db, _deps, voucher: MintVoucherRow) {
+    const intent = await repo.lockIntent(db, voucher.holder_id);
+    if (!intent || (intent.status !== 'PENDING' && intent.status !== 'CANCELLED')) return;
+    const listing = await lockListingForSale(db, intent.listing_id);
+    await sellHeld(db, listing, intent.quantity, true);
+    await repo.updateIntent(db, intent.id, {
+      status: intent.status === 'PENDING' ? 'CONFIRMED' : 'UNRESOLVED',
+      confirmed_at: new Date(),
+      fulfillment_status: 'COMPLETED',
+    });
+    // Redeemed on time: confirmed, and fulfilled (the mint was the delivery); after a cancel: unresolved.
+    if (intent.status === 'PENDING') {
+      await emitIntentEvent(db, intent.id, 'purchase_intent.confirmed');
+      await emitIntentEvent(db, intent.id, 'purchase_intent.fulfilled');
+    } else await emitIntentEvent(db, intent.id, 'purchase_intent.unresolved');
+  },
+  async ended(db, _deps, voucher: MintVoucherRow) {
+    const intent = await repo.lockIntent(db, voucher.holder_id);
+    if (!intent || (intent.status !== 'PENDING' && intent.status !== 'CANCELLED')) return;
+    if (intent.item_ids.length === 0) return;
+    await endHold(db, intent, intent.status === 'PENDING' ? 'EXPIRED' : 'CANCELLED');
+  },
+};
