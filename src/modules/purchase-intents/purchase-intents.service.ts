@@ -42,6 +42,7 @@ import {
 import { issueVoucher, type VoucherRedemptionHandler } from '../mint-vouchers/mint-vouchers.service.ts';
 import {
   contractForFlow,
+  hasOpenTokenRequests,
   lockOpenTokenRequests,
   startTokenFlow,
 } from '../token-flows/token-flows.service.ts';
@@ -506,7 +507,16 @@ export async function settlePurchaseDelivery(
     for (const other of intent.transaction_ids) {
       if (other === transaction.id) continue;
       const row = await findTransaction(db, other);
-      if (row?.state !== 'COMPLETED' || row.on_chain_status !== 'SUCCESS') all = false;
+      // Settled means its records too: their settlement job finishes the items (MINTED, owner)
+      // and, running after this one, completes the intent when it sees this side closed.
+      if (
+        row?.state !== 'COMPLETED' ||
+        row.on_chain_status !== 'SUCCESS' ||
+        (row.type === 'MINT' || row.type === 'TRANSFER'
+          ? await hasOpenTokenRequests(db, row.type, other)
+          : false)
+      )
+        all = false;
     }
     if (all && intent.fulfillment_status !== 'COMPLETED') {
       await repo.updateIntent(db, intent.id, { fulfillment_status: 'COMPLETED' });

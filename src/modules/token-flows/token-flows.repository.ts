@@ -98,6 +98,22 @@ export function listRequests(
 }
 
 /** The requests a transaction carries that have not settled yet, locked, in creation order. */
+/** Whether a transaction carries records that have not settled yet (read without a lock). */
+export async function hasOpenRequests(
+  db: Executor,
+  table: TokenRequestTable,
+  transactionId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom(typed(table))
+    .select('id')
+    .where('transaction_id', '=', transactionId)
+    .where('state', 'not in', ['COMPLETED', 'FAILED'])
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export function lockOpenRequests(
   db: Executor,
   table: TokenRequestTable,

@@ -463,6 +463,14 @@ export function lockOpenTokenRequests(
   return repo.lockOpenRequests(db, tableOf(flow), transactionId);
 }
 
+/**
+ * Whether a transaction's records are still open: its settlement job has not run yet, even when
+ * the transaction itself is COMPLETED (a holder waiting on several transactions checks this).
+ */
+export function hasOpenTokenRequests(db: Executor, flow: ItemFlow, transactionId: string): Promise<boolean> {
+  return repo.hasOpenRequests(db, tableOf(flow), transactionId);
+}
+
 /** Why a settled transaction did not succeed, for the requests it carried. */
 function failureReasonOf(transaction: TransactionRow): string {
   return (

@@ -52,6 +52,38 @@ describe('purchase fulfilment by TRANSFER on a real chain', () => {
   /** The sales events written for the endpoint about `resourceId`, in the order they happened. */
   const events = (resourceId: string) => eventsFor(db(), webhookId, resourceId);
 
+  /** Locks the token request of `itemId` in `table` in a transaction of its own until released. */
+  const holdRowLock = (table: 'mint_requests' | 'transfer_requests', itemId: string) => {
+    let locked!: () => void;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const done = db()
+      .transaction()
+      .execute(async (tx) => {
+        const rows = await tx
+          .selectFrom(table)
+          .select('id')
+          .where('item_id', '=', itemId)
+          .forUpdate()
+          .execute();
+        assert.equal(rows.length, 1);
+        locked();
+        await released;
+      });
+    return {
+      held: Promise.race([held, done]),
+      release: async () => {
+        release();
+        await done;
+      },
+    };
+  };
+
   const intentOf = async (id: string) =>
     (await flow.env.call('GET', `/v1/purchase-intents/${id}`, { token: flow.admin.token })).json();
 
@@ -95,6 +127,10 @@ describe('purchase fulfilment by TRANSFER on a real chain', () => {
     await db()
       .transaction()
       .execute((tx) => deliverPurchaseIntent(tx, flow.env.ctx, id));
+    // The mint's settlement job waits behind a lock on its record, so the transfer settles first
+    // while the mint transaction is already COMPLETED on chain: the intent must wait for both.
+    const mintLock = holdRowLock('mint_requests', unminted!.id);
+    await mintLock.held;
     const started = await flow.until(async () => {
       const intent = await intentOf(id);
       return intent.transaction_ids.length > 0 ? intent : undefined;
@@ -102,6 +138,17 @@ describe('purchase fulfilment by TRANSFER on a real chain', () => {
     assert.equal(started.status, 'CONFIRMED');
     assert.deepEqual(started.item_ids, [unminted!.id, held!.id], 'lowest token id first');
     await flow.settled(started.transaction_ids);
+    await flow.until(async () => {
+      const transfer = await db()
+        .selectFrom('transfer_requests')
+        .select('state')
+        .where('item_id', '=', held!.id)
+        .executeTakeFirst();
+      return transfer?.state === 'COMPLETED' ? true : undefined;
+    }, 'the transfer to settle');
+    assert.equal((await findItemRow(db(), unminted!.id)).token_status, 'MINTING');
+    assert.equal((await intentOf(id)).fulfillment_status, 'ASSIGNED', 'the mint has not settled yet');
+    await mintLock.release();
     const done = await flow.until(async () => {
       const intent = await intentOf(id);
       return intent.fulfillment_status !== 'ASSIGNED' ? intent : undefined;
