@@ -1,0 +1,11 @@
+import type {
+  ExternalPaymentProvider,
+  PaymentSessions,
+} from './modules/purchase-intents/payment-sessions.ts';
+
+/**
+ * The payment sessions of each provider a buyer pays outside the chain (card, crypto): what
+ * purchase intents and listings call to open, cancel and check a payment at the provider.
+ * A provider missing here cannot be sold through (its listings answer NOT_READY).
+ */
+export const paymentSessions: Partial<Record<ExternalPaymentProvider, PaymentSessions>> = {};
