@@ -38,6 +38,7 @@ import {
 import { emailTemplateRoutes, emailTemplateSchemas } from './modules/email-templates/routes/index.ts';
 import { itemTypeRoutes, itemTypeSchemas } from './modules/item-types/routes/index.ts';
 import { itemRoutes, itemSchemas } from './modules/items/routes/index.ts';
+import { checkoutPage } from './modules/listings/pages/checkout.ts';
 import { listingRoutes, listingSchemas } from './modules/listings/routes/index.ts';
 import { mailRoutes } from './modules/mail/routes/index.ts';
 import {
@@ -122,7 +123,7 @@ const ROUTES = [
 const WEBHOOK_ROUTES: RouteModule[] = [];
 
 /** Server-rendered pages of the web scope (outside /v1). */
-const PAGES: RouteModule[] = [landingPage, claimPage];
+const PAGES: RouteModule[] = [landingPage, claimPage, checkoutPage];
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 

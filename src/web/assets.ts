@@ -80,7 +80,7 @@ export function assetUrl(name: string): string {
  * `scriptUrl('claim.js')` is `/assets/claim.<hash>.js`.
  */
 const CLIENT_DIR = path.resolve(import.meta.dirname, 'client');
-const SCRIPT_ENTRIES: Record<string, string> = { 'claim.js': 'claim.ts' };
+const SCRIPT_ENTRIES: Record<string, string> = { 'claim.js': 'claim.ts', 'checkout.js': 'checkout.ts' };
 
 let scripts: Promise<Catalog> | undefined;
 
