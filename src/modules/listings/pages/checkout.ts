@@ -71,24 +71,28 @@ const STATE_TEXT: Record<Exclude<ListingState, 'open'>, [string, string]> = {
 
 /** The price as a buyer reads it: cents for fiat, the coin's or token's own decimals on chain. */
 async function formatPrice(db: Executor, listing: PublicListing): Promise<string> {
-  const price = BigInt(listing.price);
-  if (price === 0n) return 'Free';
-  const currency = listing.currency;
-  if (currency === 'USD') return `$${cents(price)}`;
-  if (currency === 'EUR') return `€${cents(price)}`;
-  if (currency === 'ETH') return `${formatUnits(price, 18)} ETH`;
+  const known = ['USD', 'EUR', 'ETH'].includes(listing.currency);
   const token =
-    listing.network_id === null
+    known || listing.network_id === null
       ? undefined
       : await db
           .selectFrom('payment_tokens')
           .select('decimals')
           .where('network_id', '=', listing.network_id)
-          .where('symbol', '=', currency)
+          .where('symbol', '=', listing.currency)
           .executeTakeFirst();
-  return token
-    ? `${formatUnits(price, token.decimals)} ${currency}`
-    : `${price} (smallest units of ${currency})`;
+  return priceText(BigInt(listing.price), listing.currency, token?.decimals ?? null);
+}
+
+/** `decimals`: an ERC-20 payment token's (null when unknown: the amount is shown in base units). */
+export function priceText(price: bigint, currency: string, decimals: number | null): string {
+  if (price === 0n) return 'Free';
+  if (currency === 'USD') return `$${cents(price)}`;
+  if (currency === 'EUR') return `€${cents(price)}`;
+  if (currency === 'ETH') return `${formatUnits(price, 18)} ETH`;
+  return decimals === null
+    ? `${price} (base units of ${currency})`
+    : `${formatUnits(price, decimals)} ${currency}`;
 }
 
 /** Cents as units and two decimals: 1250 → 12.50. */
