@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { type Address, getAddress, parseAbi } from 'viem';
 import { freePort } from '../../src/lib/net.ts';
+import { voucherRedemptionHandlers } from '../../src/voucher-holders.ts';
 import { type FlowTest, setupFlowTest } from '../chain/flow.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { createListing, createPaidListing, randomAddress } from '../support/sales.ts';
@@ -78,7 +79,11 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
     return { listing, items };
   }
 
-  async function openPage(wallet?: { account: Address; log: WalletLog }): Promise<{
+  async function openPage(
+    wallet?: { account: Address; log: WalletLog },
+    /** Collects the requests to Stripe.js (allowed when paying by card) instead of failing. */
+    stripeLoads?: string[],
+  ): Promise<{
     context: BrowserContext;
     page: Page;
   }> {
@@ -122,7 +127,8 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
     page.on('request', (request) => {
       const url = request.url();
       if (url.startsWith('data:')) return;
-      if (new URL(url).origin !== base) foreign.push(url);
+      if (stripeLoads && new URL(url).origin === 'https://js.stripe.com') stripeLoads.push(url);
+      else if (new URL(url).origin !== base) foreign.push(url);
     });
     page.on('pageerror', (error) => foreign.push(`page error: ${error.message}`));
     return { context, page };
@@ -216,6 +222,39 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
     const [intent] = await intentsOf(listing.id);
     assert.equal(intent!.status, 'CANCELLED');
     await shot(page, 'cancelled');
+    await context.close();
+    assert.deepEqual(foreign, [], 'the page made requests to other origins');
+  });
+
+  it('a voucher left unredeemed: the status page shows the purchase expired', async () => {
+    const { listing } = await listed(voucherCollection.id, 1, {
+      currency: 'ETH',
+      price: PRICE.toString(),
+      payment_providers: ['MINT_VOUCHER'],
+    });
+    const buyer = getAddress(t.chain.wallet(9).account.address);
+    const log: WalletLog = { methods: [], switchedTo: [], reject: true };
+    const { context, page } = await openPage({ account: buyer, log });
+    await page.goto(`${base}/checkout/${listing.id}`);
+    await page.getByRole('button', { name: 'Connect my wallet and buy' }).click();
+    await heading(page, 'Send the transaction');
+    const [intent] = await intentsOf(listing.id);
+    const voucher = await t.env.database.db
+      .selectFrom('mint_vouchers')
+      .selectAll()
+      .where('holder_id', '=', intent!.id)
+      .executeTakeFirstOrThrow();
+    // The voucher's end, as its watcher settles it once the chain passes its expiry.
+    await t.env.database.db
+      .transaction()
+      .execute((tx) => voucherRedemptionHandlers.PURCHASE_INTENT.ended(tx, t.env.ctx, voucher));
+    await heading(page, 'This purchase expired');
+    assert.equal(await page.locator('#cancel').isVisible(), false);
+    await shot(page, 'expired');
+    // Back on the checkout, the tab offers to follow the purchase it made.
+    await page.goto(`${base}/checkout/${listing.id}`);
+    await page.getByRole('link', { name: 'follow it' }).click();
+    await heading(page, 'This purchase expired');
     await context.close();
     assert.deepEqual(foreign, [], 'the page made requests to other origins');
   });

@@ -227,6 +227,8 @@ function formatAmount(amount: string, currency: string): string {
 const storageKey = (intentId: string) => `checkout:${intentId}`;
 interface Stored {
   token: string;
+  /** The listing it buys from: its checkout offers to follow the purchase again. */
+  listing?: string;
   /** Set by the form: the status page starts the wallet's transaction at once. */
   autopay?: boolean;
   /** The redeem transaction sent, so a reload does not offer to send it again. */
@@ -396,7 +398,11 @@ async function onSubmit(event: SubmitEvent): Promise<void> {
       if (!isFailure(error) || error.code !== 'NETWORK') form.idempotencyKey = null;
       throw error;
     }
-    writeStored(created.id, { token: created.client_token, autopay: chosen === 'MINT_VOUCHER' });
+    writeStored(created.id, {
+      token: created.client_token,
+      listing: listingId,
+      autopay: chosen === 'MINT_VOUCHER',
+    });
     const url = statusUrl(created.id);
     if (chosen === 'CRYPTO_PROVIDER') {
       const link = safeUrl((created.data as CryptoData | null)?.url);
@@ -432,6 +438,20 @@ function safeUrl(text: unknown): string | null {
   }
 }
 
+/** The newest purchase made from this checkout in this tab (back from a payment page). */
+function resumeLink(): void {
+  let latest: string | null = null;
+  for (let i = 0; i < sessionStorage.length; i++) {
+    const key = sessionStorage.key(i);
+    const id = key?.startsWith('checkout:') ? key.slice('checkout:'.length) : null;
+    // Intent ids are UUIDv7: a later one sorts after.
+    if (id && readStored(id)?.listing === listingId && (latest === null || id > latest)) latest = id;
+  }
+  if (latest === null) return;
+  ($('resume-link') as HTMLAnchorElement).href = statusUrl(latest);
+  $('resume').hidden = false;
+}
+
 async function startCheckout(): Promise<void> {
   const formElement = document.getElementById('checkout-form');
   if (!formElement) return; // the sale is closed: the page says why
@@ -443,6 +463,7 @@ async function startCheckout(): Promise<void> {
   });
   formElement.addEventListener('submit', (e) => void onSubmit(e as SubmitEvent));
   showProviderFields();
+  resumeLink();
   try {
     form.listing = await api<Listing>('GET', `/v1/public/listings/${encodeURIComponent(listingId)}`);
   } catch (error) {

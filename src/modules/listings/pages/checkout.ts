@@ -289,6 +289,7 @@ ${body(loaded)}
         }
         return html`<p id="status" class="status" role="status" aria-live="polite"></p>
 <noscript><p class="notice">This page needs JavaScript to buy.</p></noscript>
+<p id="resume" class="notice" hidden>You started a purchase here in this tab: <a id="resume-link">follow it</a>.</p>
 ${form(listing)}`;
       },
       'checkout',
