@@ -404,6 +404,269 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
     assert.deepEqual(foreign, [], 'the page made requests to other origins');
   });
 
+  /**
+   * A card and crypto sale whose purchase intents are stood in for in the browser (the API's
+   * answers, from `fake`), as the providers' modules are not part of this branch: what is tested
+   * is the page, what it sends and what it shows for each state of the intent.
+   */
+  async function paidSale(page: Page) {
+    const { listing } = await listed(freeCollection.id, 1, {}, true);
+    await t.env.database.db
+      .updateTable('listings')
+      .set({ price: '1250', currency: 'USD', payment_providers: ['CARD_PROVIDER', 'CRYPTO_PROVIDER'] })
+      .where('id', '=', listing.id)
+      .execute();
+    const fake = {
+      id: '0190b000-0000-7000-8000-00000000c0de',
+      status: 'PENDING',
+      fulfillment_status: 'PENDING',
+      provider: 'CARD_PROVIDER',
+      created: [] as { body: Record<string, unknown>; key: string | undefined }[],
+      cancelled: 0,
+    };
+    const intent = () => ({
+      id: fake.id,
+      listing_id: listing.id,
+      quantity: 1,
+      status: fake.status,
+      fulfillment_status: fake.fulfillment_status,
+      fulfillment_method: 'TRANSFER',
+      payment_provider: fake.provider,
+      provider_price: { amount: '1250', currency: 'USD' },
+      data:
+        fake.provider === 'CARD_PROVIDER'
+          ? {
+              account_id: 'acct_seller',
+              client_secret: 'pi_checkout_secret_abc',
+              mode: 'TEST',
+              publishable_key: 'pk_test_checkout',
+              session_id: 'pi_checkout',
+            }
+          : {
+              payment_link_id: 'link_1',
+              url: `${base}/__coinbase/pay/link_1`,
+              expires_at: '2030-01-01T00:00:00.000Z',
+            },
+      item_claim_ids: [],
+      transaction_ids: [],
+      created_at: new Date().toISOString(),
+      expiration: new Date(Date.now() + 900_000).toISOString(),
+    });
+    await page.route('**/v1/public/purchase-intents**', async (route) => {
+      const request = route.request();
+      const json = (status: number, body: unknown) =>
+        route.fulfill({
+          status,
+          contentType: 'application/json',
+          body: body === null ? '' : JSON.stringify(body),
+        });
+      if (request.method() === 'POST') {
+        fake.created.push({ body: request.postDataJSON(), key: request.headers()['idempotency-key'] });
+        fake.provider = request.postDataJSON().provider;
+        const { id, status, expiration, provider_price, data } = intent();
+        return json(201, {
+          id,
+          status,
+          expiration,
+          client_token: 'ct-secret',
+          fulfillment_method: 'TRANSFER',
+          provider_price,
+          data,
+        });
+      }
+      if (request.headers()['x-client-token'] !== 'ct-secret')
+        return json(404, { error: { code: 'NOT_FOUND', detail: 'purchase intent not found' } });
+      if (request.method() === 'DELETE') {
+        fake.cancelled += 1;
+        fake.status = 'CANCELLED';
+        return route.fulfill({ status: 204 });
+      }
+      return json(200, intent());
+    });
+    return { listing, fake };
+  }
+
+  /**
+   * Stripe.js stood in for: Stripe(), elements({clientSecret}), a Payment Element offering Stripe's
+   * test payment methods, and confirmPayment(), which confirms the PaymentIntent through
+   * `confirm` (the test's stand-in for Stripe's API).
+   */
+  async function fakeStripeJs(
+    page: Page,
+    confirm: (paymentIntent: string, form: URLSearchParams) => { status: number; body: unknown },
+  ) {
+    await page.route('https://js.stripe.com/v3*', (route) =>
+      route.fulfill({
+        contentType: 'text/javascript',
+        body: `window.Stripe = function (key, options) {
+  window.__stripe = { key, account: options && options.stripeAccount };
+  return {
+    elements({ clientSecret }) {
+      window.__stripe.clientSecret = clientSecret;
+      return { clientSecret, create(type) { return { mount(target) {
+        const root = typeof target === 'string' ? document.querySelector(target) : target;
+        const label = document.createElement('label');
+        label.htmlFor = 'test-card';
+        label.textContent = 'Test card';
+        const select = document.createElement('select');
+        select.id = 'test-card';
+        for (const pm of ['pm_card_visa', 'pm_card_chargeDeclined']) {
+          const option = document.createElement('option');
+          option.value = pm; option.textContent = pm; select.append(option);
+        }
+        root.append(label, select);
+      } }; } };
+    },
+    async confirmPayment({ elements, redirect, confirmParams }) {
+      window.__stripe.confirmed = { redirect, return_url: confirmParams.return_url };
+      const id = elements.clientSecret.split('_secret_')[0];
+      const response = await fetch('/__stripe/v1/payment_intents/' + id + '/confirm', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ payment_method: document.getElementById('test-card').value, client_secret: elements.clientSecret }),
+      });
+      const body = await response.json();
+      return body.error ? { error: body.error } : { paymentIntent: body };
+    },
+  };
+};`,
+      }),
+    );
+    await page.route('**/__stripe/v1/payment_intents/*/confirm', (route) => {
+      const id = /payment_intents\/([^/]+)\/confirm/.exec(route.request().url())![1]!;
+      const answer = confirm(id, new URLSearchParams(route.request().postData() ?? ''));
+      return route.fulfill({
+        status: answer.status,
+        contentType: 'application/json',
+        body: JSON.stringify(answer.body),
+      });
+    });
+  }
+
+  it('card (Stripe.js and the API stood in for): a decline keeps the purchase payable, a success is followed to delivery', async () => {
+    const stripeLoads: string[] = [];
+    const { context, page } = await openPage(undefined, stripeLoads);
+    const { listing, fake } = await paidSale(page);
+    const confirms: string[] = [];
+    await fakeStripeJs(page, (id, form) => {
+      confirms.push(`${id} ${form.get('payment_method')}`);
+      if (form.get('payment_method') === 'pm_card_chargeDeclined')
+        return {
+          status: 402,
+          body: { error: { type: 'card_error', code: 'card_declined', message: 'Your card was declined.' } },
+        };
+      // Paid: the provider's event confirms the intent at the service, which then delivers.
+      fake.status = 'CONFIRMED';
+      return { status: 200, body: { id, status: 'succeeded' } };
+    });
+    await page.goto(`${base}/checkout/${listing.id}`);
+    assert.equal(await page.locator('#price').innerText(), '$12.50 each');
+    await page.getByLabel('Card').check();
+    await page.getByLabel('Your email').fill('card.buyer@example.test');
+    assert.deepEqual(stripeLoads, [], 'Stripe.js is not loaded before paying by card');
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await heading(page, 'Pay by card');
+    assert.equal(fake.created.length, 1);
+    assert.deepEqual(fake.created[0]!.body, {
+      listing_id: listing.id,
+      quantity: 1,
+      provider: 'CARD_PROVIDER',
+      buyer: { email: 'card.buyer@example.test' },
+    });
+    assert.match(fake.created[0]!.key ?? '', /^[0-9a-f-]{36}$/);
+    assert.deepEqual(stripeLoads, ['https://js.stripe.com/v3']);
+    assert.deepEqual(await page.evaluate('({ ...window.__stripe })'), {
+      key: 'pk_test_checkout',
+      account: 'acct_seller',
+      clientSecret: 'pi_checkout_secret_abc',
+    });
+    assert.equal(await page.locator('[data-field="amount"]').first().innerText(), '$12.50');
+    await shot(page, 'card-form');
+
+    await page.getByLabel('Test card').selectOption('pm_card_chargeDeclined');
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await page
+      .locator('#card-error')
+      .getByText('Error: Your card was declined. You can try again.')
+      .waitFor();
+    assert.equal(await page.locator('[data-field="status"]').innerText(), 'PENDING');
+    assert.equal(await page.locator('#cancel').isVisible(), true);
+    await shot(page, 'card-declined');
+
+    await page.getByLabel('Test card').selectOption('pm_card_visa');
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await heading(page, 'Paid: delivering your purchase');
+    assert.deepEqual(await page.evaluate('window.__stripe.confirmed'), {
+      redirect: 'if_required',
+      return_url: `${base}/checkout/${listing.id}/status?intent=${fake.id}`,
+    });
+    fake.fulfillment_status = 'COMPLETED';
+    await heading(page, 'Done: your purchase is delivered');
+    assert.equal(await page.locator('#delivered-text').innerText(), 'The tokens were sent to your wallet.');
+    assert.deepEqual(confirms, ['pi_checkout pm_card_chargeDeclined', 'pi_checkout pm_card_visa']);
+    await shot(page, 'card-delivered');
+    await context.close();
+    assert.deepEqual(foreign, [], 'the page made requests to other origins');
+  });
+
+  it('card (stood in for): a purchase that expires while the buyer pays shows EXPIRED; a cancel sends DELETE', async () => {
+    const stripeLoads: string[] = [];
+    const { context, page } = await openPage(undefined, stripeLoads);
+    const { listing, fake } = await paidSale(page);
+    await fakeStripeJs(page, () => ({ status: 500, body: {} }));
+    await page.goto(`${base}/checkout/${listing.id}`);
+    await page.getByLabel('Card').check();
+    await page.getByLabel('Your wallet address').fill(t.chain.wallet(3).account.address.toLowerCase());
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await heading(page, 'Pay by card');
+    assert.deepEqual(fake.created[0]!.body.buyer, {
+      eth_address: getAddress(t.chain.wallet(3).account.address),
+    });
+    fake.status = 'EXPIRED';
+    await heading(page, 'This purchase expired');
+    assert.equal(await page.locator('#cancel').isVisible(), false);
+    await shot(page, 'card-expired');
+
+    fake.status = 'PENDING';
+    await page.reload();
+    await heading(page, 'Pay by card');
+    await page.getByRole('button', { name: 'Cancel this purchase' }).click();
+    await heading(page, 'This purchase was cancelled');
+    assert.equal(fake.cancelled, 1);
+    await context.close();
+    assert.deepEqual(foreign, [], 'the page made requests to other origins');
+  });
+
+  it('crypto (the API and the payment link stood in for): sent to the link, paid, back to the status view, delivered', async () => {
+    const { context, page } = await openPage();
+    const { listing, fake } = await paidSale(page);
+    const status = `${base}/checkout/${listing.id}/status?intent=${fake.id}`;
+    // The payment link's page: paying it confirms the intent (the provider's event) and comes back.
+    await page.route('**/__coinbase/pay/link_1', (route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        body: `<!doctype html><title>Pay with USDC</title><h1>Pay 12.50 USDC</h1><a href="/__coinbase/paid/link_1">Pay</a>`,
+      }),
+    );
+    await page.route('**/__coinbase/paid/link_1', (route) => {
+      fake.status = 'CONFIRMED';
+      fake.fulfillment_status = 'COMPLETED';
+      return route.fulfill({ status: 303, headers: { location: status } });
+    });
+    await page.goto(`${base}/checkout/${listing.id}`);
+    await page.getByLabel('Crypto (USDC, through a payment link)').check();
+    await page.getByLabel('Your email').fill('crypto.buyer@example.test');
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await page.getByRole('heading', { name: 'Pay 12.50 USDC' }).waitFor();
+    assert.equal(fake.created[0]!.body.provider, 'CRYPTO_PROVIDER');
+    await page.getByRole('link', { name: 'Pay' }).click();
+    await heading(page, 'Done: your purchase is delivered');
+    assert.equal(page.url(), status);
+    await shot(page, 'crypto-delivered');
+    await context.close();
+    assert.deepEqual(foreign, [], 'the page made requests to other origins');
+  });
+
   it('says when a sale is unknown, not started, ended, cancelled or sold out; an invalid id is a 404 page', async () => {
     const { context, page } = await openPage();
     const invalid = await page.goto(`${base}/checkout/not-a-listing`);

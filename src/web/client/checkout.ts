@@ -353,7 +353,8 @@ function readForm(): { quantity: number; email?: string; address?: `0x${string}`
 
 function formError(text: string | null): void {
   setError('form-error', text);
-  if (text) announce(`Error: ${text}`);
+  // Read out by the live region; shown once, under the form.
+  if (text) announce(`Error: ${text}`, true);
 }
 
 async function onSubmit(event: SubmitEvent): Promise<void> {
@@ -718,7 +719,7 @@ async function onCardSubmit(event: SubmitEvent): Promise<void> {
       // Declined or incomplete: the purchase stays payable, with another card or a new try.
       const text = `${error.message ?? 'the payment did not go through.'} You can try again.`;
       setError('card-error', text);
-      announce(`Error: ${text}`);
+      announce(`Error: ${text}`, true);
       return;
     }
     $('paying-text').textContent = 'Your payment went through. Waiting for the seller to confirm it…';
