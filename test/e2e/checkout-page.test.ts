@@ -259,6 +259,34 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
     assert.deepEqual(foreign, [], 'the page made requests to other origins');
   });
 
+  it('a voucher priced in an ERC-20 token: the page says it cannot pay it here and holds nothing', async () => {
+    await t.env.database.db
+      .insertInto('payment_tokens')
+      .values({ network_id: t.networkId, address: randomAddress(), symbol: 'TUSD', decimals: 6 })
+      .execute();
+    const { listing } = await listed(voucherCollection.id, 1, {
+      currency: 'TUSD',
+      price: '2500000',
+      payment_providers: ['MINT_VOUCHER'],
+    });
+    const log: WalletLog = { methods: [], switchedTo: [], reject: false };
+    const { context, page } = await openPage({ account: getAddress(t.chain.wallet(9).account.address), log });
+    await page.goto(`${base}/checkout/${listing.id}`);
+    assert.equal(await page.locator('#price').innerText(), '2.5 TUSD each');
+    await page.getByRole('button', { name: 'Connect my wallet and buy' }).click();
+    await page
+      .locator('#form-error')
+      .getByText(
+        /^Error: paying in TUSD \(an ERC-20 token\) needs a token approval before minting, which this page does not do\./,
+      )
+      .waitFor();
+    assert.deepEqual(log.methods, [], 'the wallet was not asked anything');
+    assert.equal((await intentsOf(listing.id)).length, 0);
+    await shot(page, 'erc20-unsupported');
+    await context.close();
+    assert.deepEqual(foreign, [], 'the page made requests to other origins');
+  });
+
   it('a free sale by email claim: checked in the page, a double click holds once, the claim is mailed', async () => {
     const { listing } = await listed(freeCollection.id, 3, { max_quantity_per_tx: 2 });
     const { context, page } = await openPage();
