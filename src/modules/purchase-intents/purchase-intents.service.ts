@@ -485,12 +485,12 @@ export async function settlePurchaseDelivery(
   _deps: Deps,
   transaction: TransactionRow,
 ): Promise<void> {
+  if (transaction.type !== 'MINT' && transaction.type !== 'TRANSFER') return;
+  // Its own open records, then the intents: every delivery's settlement locks in this order.
+  const open = await lockOpenTokenRequests(db, transaction.type, transaction.id);
+  if (open.length === 0) return;
   const intents = await repo.lockIntentsOfTransaction(db, transaction.id);
   if (intents.length === 0) return;
-  const open =
-    (await lockOpenTokenRequests(db, 'MINT', transaction.id)).length +
-    (await lockOpenTokenRequests(db, 'TRANSFER', transaction.id)).length;
-  if (open === 0) return;
   const succeeded = transaction.state === 'COMPLETED' && transaction.on_chain_status === 'SUCCESS';
   for (const intent of intents) {
     if (!succeeded) {
