@@ -4,16 +4,63 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { type Address, getAddress, parseAbi } from 'viem';
+import type { ListingRow, PurchaseIntentRow } from '../../src/db/schema.ts';
 import { freePort } from '../../src/lib/net.ts';
+import { recordPayment } from '../../src/modules/purchase-intents/purchase-intents.service.ts';
+import { expireIntentWithProvider } from '../../src/modules/purchase-intents/purchase-payments.service.ts';
+import { paymentSessions } from '../../src/payment-sessions.ts';
 import { voucherRedemptionHandlers } from '../../src/voucher-holders.ts';
 import { type FlowTest, setupFlowTest } from '../chain/flow.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { TestPaymentProvider } from '../support/payment-sessions.ts';
 import { createListing, createPaidListing, randomAddress } from '../support/sales.ts';
 import { insertItems } from '../support/token-requests.ts';
 
 const ERC721 = parseAbi(['function ownerOf(uint256 tokenId) view returns (address)']);
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts');
 const PRICE = 20_000_000_000_000_000n; // 0.02 ETH
+
+/**
+ * In-memory card and crypto providers (test/support/payment-sessions.ts) whose sessions answer
+ * the data the page needs: Stripe's PaymentIntent fields, a payment link on this origin.
+ */
+function installPageProviders(base: () => string) {
+  class PageProvider extends TestPaymentProvider {
+    override async open(db: unknown, deps: unknown, intent: PurchaseIntentRow, listing: ListingRow) {
+      const { reference } = await super.open(db, deps, intent, listing);
+      const data =
+        this.provider === 'CARD_PROVIDER'
+          ? {
+              account_id: 'acct_seller',
+              client_secret: `${reference}_secret_checkout`,
+              mode: 'TEST',
+              publishable_key: 'pk_test_checkout',
+              session_id: reference,
+            }
+          : {
+              payment_link_id: reference,
+              url: `${base()}/__coinbase/pay/${reference}`,
+              expires_at: intent.expiration,
+            };
+      return { reference, data: { session: reference, ...data } };
+    }
+  }
+  const previous = { ...paymentSessions };
+  const cardPayments = new PageProvider('CARD_PROVIDER');
+  const cryptoPayments = new PageProvider('CRYPTO_PROVIDER');
+  paymentSessions.CARD_PROVIDER = cardPayments;
+  paymentSessions.CRYPTO_PROVIDER = cryptoPayments;
+  return {
+    cardPayments,
+    cryptoPayments,
+    restoreProviders() {
+      for (const provider of ['CARD_PROVIDER', 'CRYPTO_PROVIDER'] as const) {
+        if (previous[provider]) paymentSessions[provider] = previous[provider];
+        else delete paymentSessions[provider];
+      }
+    },
+  };
+}
 
 /** What the injected wallet (window.ethereum) was asked, and how it answers. */
 interface WalletLog {
@@ -38,6 +85,7 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
   let voucherCollection: { id: string; address: Address };
   let nextTokenId = 1n;
   const foreign: string[] = [];
+  const { cardPayments, cryptoPayments, restoreProviders } = installPageProviders(() => base);
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -62,6 +110,7 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
     browser = await launchBrowser();
   });
   after(async () => {
+    restoreProviders();
     await browser?.close();
     await t?.close();
   });
@@ -433,86 +482,41 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
   });
 
   /**
-   * A card and crypto sale whose purchase intents are stood in for in the browser (the API's
-   * answers, from `fake`), as the providers' modules are not part of this branch: what is tested
-   * is the page, what it sends and what it shows for each state of the intent.
+   * A card and crypto sale (USD 12.50) through the real API, its provider sessions opened by
+   * in-memory providers behind the payment-session seam (`cardPayments`, `cryptoPayments`) that
+   * answer the data Stripe and Coinbase would: the page creates, reads and cancels real intents,
+   * and a payment reported by the provider (recordPayment, what its signed event leads to)
+   * confirms the intent and delivers the token on chain.
    */
-  async function paidSale(page: Page) {
-    const { listing } = await listed(freeCollection.id, 1, {}, true);
-    await t.env.database.db
-      .updateTable('listings')
-      .set({ price: '1250', currency: 'USD', payment_providers: ['CARD_PROVIDER', 'CRYPTO_PROVIDER'] })
-      .where('id', '=', listing.id)
-      .execute();
-    const fake = {
-      id: '0190b000-0000-7000-8000-00000000c0de',
-      status: 'PENDING',
-      fulfillment_status: 'PENDING',
-      provider: 'CARD_PROVIDER',
-      created: [] as { body: Record<string, unknown>; key: string | undefined }[],
-      cancelled: 0,
-    };
-    const intent = () => ({
-      id: fake.id,
-      listing_id: listing.id,
-      quantity: 1,
-      status: fake.status,
-      fulfillment_status: fake.fulfillment_status,
-      fulfillment_method: 'TRANSFER',
-      payment_provider: fake.provider,
-      provider_price: { amount: '1250', currency: 'USD' },
-      data:
-        fake.provider === 'CARD_PROVIDER'
-          ? {
-              account_id: 'acct_seller',
-              client_secret: 'pi_checkout_secret_abc',
-              mode: 'TEST',
-              publishable_key: 'pk_test_checkout',
-              session_id: 'pi_checkout',
-            }
-          : {
-              payment_link_id: 'link_1',
-              url: `${base}/__coinbase/pay/link_1`,
-              expires_at: '2030-01-01T00:00:00.000Z',
-            },
-      item_claim_ids: [],
-      transaction_ids: [],
-      created_at: new Date().toISOString(),
-      expiration: new Date(Date.now() + 900_000).toISOString(),
+  async function paidSale() {
+    const { listing, items } = await listed(freeCollection.id, 1, {
+      currency: 'USD',
+      price: '1250',
+      payment_providers: ['CARD_PROVIDER', 'CRYPTO_PROVIDER'],
     });
-    await page.route('**/v1/public/purchase-intents**', async (route) => {
-      const request = route.request();
-      const json = (status: number, body: unknown) =>
-        route.fulfill({
-          status,
-          contentType: 'application/json',
-          body: body === null ? '' : JSON.stringify(body),
-        });
-      if (request.method() === 'POST') {
-        fake.created.push({ body: request.postDataJSON(), key: request.headers()['idempotency-key'] });
-        fake.provider = request.postDataJSON().provider;
-        const { id, status, expiration, provider_price, data } = intent();
-        return json(201, {
-          id,
-          status,
-          expiration,
-          client_token: 'ct-secret',
-          fulfillment_method: 'TRANSFER',
-          provider_price,
-          data,
-        });
-      }
-      if (request.headers()['x-client-token'] !== 'ct-secret')
-        return json(404, { error: { code: 'NOT_FOUND', detail: 'purchase intent not found' } });
-      if (request.method() === 'DELETE') {
-        fake.cancelled += 1;
-        fake.status = 'CANCELLED';
-        return route.fulfill({ status: 204 });
-      }
-      return json(200, intent());
-    });
-    return { listing, fake };
+    return { listing, item: items[0]! };
   }
+  const intentIdOf = (reference: string) => reference.replace(/^session_/, '');
+  /** The provider reports the payment of the intent's session (its event, processed). */
+  async function providerPaid(provider: 'CARD_PROVIDER' | 'CRYPTO_PROVIDER', intentId: string) {
+    (provider === 'CARD_PROVIDER' ? cardPayments : cryptoPayments).pay(intentId);
+    const outcome = await t.env.database.db.transaction().execute((tx) =>
+      recordPayment(tx, t.env.ctx, intentId, {
+        provider,
+        reference: `session_${intentId}`,
+        amount: 1250n,
+        currency: 'USD',
+      }),
+    );
+    assert.equal(outcome, 'CONFIRMED');
+  }
+  const ownerOf = (tokenId: string) =>
+    t.chain.publicClient.readContract({
+      address: freeCollection.address,
+      abi: ERC721,
+      functionName: 'ownerOf',
+      args: [BigInt(tokenId)],
+    });
 
   /**
    * Stripe.js stood in for: Stripe(), elements({clientSecret}), a Payment Element offering Stripe's
@@ -521,7 +525,7 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
    */
   async function fakeStripeJs(
     page: Page,
-    confirm: (paymentIntent: string, form: URLSearchParams) => { status: number; body: unknown },
+    confirm: (paymentIntent: string, form: URLSearchParams) => Promise<{ status: number; body: unknown }>,
   ) {
     await page.route('https://js.stripe.com/v3*', (route) =>
       route.fulfill({
@@ -560,9 +564,9 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
 };`,
       }),
     );
-    await page.route('**/__stripe/v1/payment_intents/*/confirm', (route) => {
+    await page.route('**/__stripe/v1/payment_intents/*/confirm', async (route) => {
       const id = /payment_intents\/([^/]+)\/confirm/.exec(route.request().url())![1]!;
-      const answer = confirm(id, new URLSearchParams(route.request().postData() ?? ''));
+      const answer = await confirm(id, new URLSearchParams(route.request().postData() ?? ''));
       return route.fulfill({
         status: answer.status,
         contentType: 'application/json',
@@ -571,42 +575,38 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
     });
   }
 
-  it('card (Stripe.js and the API stood in for): a decline keeps the purchase payable, a success is followed to delivery', async () => {
+  it('card: Stripe.js loaded only then, a decline keeps the purchase payable, a success is followed until the token is on chain', async () => {
     const stripeLoads: string[] = [];
     const { context, page } = await openPage(undefined, stripeLoads);
-    const { listing, fake } = await paidSale(page);
+    const { listing, item } = await paidSale();
     const confirms: string[] = [];
-    await fakeStripeJs(page, (id, form) => {
-      confirms.push(`${id} ${form.get('payment_method')}`);
+    await fakeStripeJs(page, async (id, form) => {
+      confirms.push(`${form.get('payment_method')}`);
+      assert.equal(form.get('client_secret'), `${id}_secret_checkout`);
       if (form.get('payment_method') === 'pm_card_chargeDeclined')
         return {
           status: 402,
           body: { error: { type: 'card_error', code: 'card_declined', message: 'Your card was declined.' } },
         };
-      // Paid: the provider's event confirms the intent at the service, which then delivers.
-      fake.status = 'CONFIRMED';
+      await providerPaid('CARD_PROVIDER', intentIdOf(id));
       return { status: 200, body: { id, status: 'succeeded' } };
     });
     await page.goto(`${base}/checkout/${listing.id}`);
     assert.equal(await page.locator('#price').innerText(), '$12.50 each');
+    const buyer = getAddress(t.chain.wallet(4).account.address);
     await page.getByLabel('Card').check();
-    await page.getByLabel('Your email').fill('card.buyer@example.test');
+    await page.getByLabel('Your wallet address').fill(buyer.toLowerCase());
     assert.deepEqual(stripeLoads, [], 'Stripe.js is not loaded before paying by card');
     await page.getByRole('button', { name: 'Continue to payment' }).click();
     await heading(page, 'Pay by card');
-    assert.equal(fake.created.length, 1);
-    assert.deepEqual(fake.created[0]!.body, {
-      listing_id: listing.id,
-      quantity: 1,
-      provider: 'CARD_PROVIDER',
-      buyer: { email: 'card.buyer@example.test' },
-    });
-    assert.match(fake.created[0]!.key ?? '', /^[0-9a-f-]{36}$/);
+    const [intent] = await intentsOf(listing.id);
+    assert.equal(intent!.payment_provider, 'CARD_PROVIDER');
+    assert.equal(getAddress(intent!.eth_address!), buyer);
     assert.deepEqual(stripeLoads, ['https://js.stripe.com/v3']);
     assert.deepEqual(await page.evaluate('({ ...window.__stripe })'), {
       key: 'pk_test_checkout',
       account: 'acct_seller',
-      clientSecret: 'pi_checkout_secret_abc',
+      clientSecret: `session_${intent!.id}_secret_checkout`,
     });
     assert.equal(await page.locator('[data-field="amount"]').first().innerText(), '$12.50');
     await shot(page, 'card-form');
@@ -617,79 +617,92 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
       .locator('#card-error')
       .getByText('Error: Your card was declined. You can try again.')
       .waitFor();
-    assert.equal(await page.locator('[data-field="status"]').innerText(), 'PENDING');
+    assert.equal((await intentsOf(listing.id))[0]!.status, 'PENDING');
     assert.equal(await page.locator('#cancel').isVisible(), true);
     await shot(page, 'card-declined');
 
     await page.getByLabel('Test card').selectOption('pm_card_visa');
     await page.getByRole('button', { name: 'Pay', exact: true }).click();
-    await heading(page, 'Paid: delivering your purchase');
+    await heading(page, 'Done: your purchase is delivered');
     assert.deepEqual(await page.evaluate('window.__stripe.confirmed'), {
       redirect: 'if_required',
-      return_url: `${base}/checkout/${listing.id}/status?intent=${fake.id}`,
+      return_url: `${base}/checkout/${listing.id}/status?intent=${intent!.id}`,
     });
-    fake.fulfillment_status = 'COMPLETED';
-    await heading(page, 'Done: your purchase is delivered');
     assert.equal(await page.locator('#delivered-text').innerText(), 'The tokens were sent to your wallet.');
-    assert.deepEqual(confirms, ['pi_checkout pm_card_chargeDeclined', 'pi_checkout pm_card_visa']);
+    assert.deepEqual(confirms, ['pm_card_chargeDeclined', 'pm_card_visa']);
+    assert.equal(await ownerOf(item.token_id!), buyer);
     await shot(page, 'card-delivered');
     await context.close();
     assert.deepEqual(foreign, [], 'the page made requests to other origins');
   });
 
-  it('card (stood in for): a purchase that expires while the buyer pays shows EXPIRED; a cancel sends DELETE', async () => {
+  it('card: a purchase that expires while the buyer pays shows EXPIRED; another is cancelled from the page', async () => {
     const stripeLoads: string[] = [];
     const { context, page } = await openPage(undefined, stripeLoads);
-    const { listing, fake } = await paidSale(page);
-    await fakeStripeJs(page, () => ({ status: 500, body: {} }));
+    const { listing } = await paidSale();
+    await fakeStripeJs(page, async () => ({ status: 500, body: {} }));
     await page.goto(`${base}/checkout/${listing.id}`);
     await page.getByLabel('Card').check();
-    await page.getByLabel('Your wallet address').fill(t.chain.wallet(3).account.address.toLowerCase());
+    await page.getByLabel('Your email').fill('late.payer@example.test');
     await page.getByRole('button', { name: 'Continue to payment' }).click();
     await heading(page, 'Pay by card');
-    assert.deepEqual(fake.created[0]!.body.buyer, {
-      eth_address: getAddress(t.chain.wallet(3).account.address),
-    });
-    fake.status = 'EXPIRED';
+    const [intent] = await intentsOf(listing.id);
+    await t.env.database.db
+      .updateTable('purchase_intents')
+      .set({ expiration: new Date(Date.now() - 1000) })
+      .where('id', '=', intent!.id)
+      .execute();
+    assert.equal(await expireIntentWithProvider(t.env.database.db, t.env.ctx, intent!.id), true);
     await heading(page, 'This purchase expired');
     assert.equal(await page.locator('#cancel').isVisible(), false);
     await shot(page, 'card-expired');
 
-    fake.status = 'PENDING';
-    await page.reload();
+    await page.goto(`${base}/checkout/${listing.id}`);
+    await page.getByLabel('Card').check();
+    await page.getByLabel('Your email').fill('late.payer@example.test');
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
     await heading(page, 'Pay by card');
     await page.getByRole('button', { name: 'Cancel this purchase' }).click();
     await heading(page, 'This purchase was cancelled');
-    assert.equal(fake.cancelled, 1);
+    const statuses = (await intentsOf(listing.id)).map((i) => i.status).sort();
+    assert.deepEqual(statuses, ['CANCELLED', 'EXPIRED']);
     await context.close();
     assert.deepEqual(foreign, [], 'the page made requests to other origins');
   });
 
-  it('crypto (the API and the payment link stood in for): sent to the link, paid, back to the status view, delivered', async () => {
+  it('crypto: sent to the payment link, paid there, back to the status view, the claim mailed', async () => {
     const { context, page } = await openPage();
-    const { listing, fake } = await paidSale(page);
-    const status = `${base}/checkout/${listing.id}/status?intent=${fake.id}`;
-    // The payment link's page: paying it confirms the intent (the provider's event) and comes back.
-    await page.route('**/__coinbase/pay/link_1', (route) =>
+    const { listing } = await paidSale();
+    // The payment link's page (its URL is on this origin here): paying it reports the payment.
+    await page.route('**/__coinbase/pay/*', (route) =>
       route.fulfill({
         contentType: 'text/html',
-        body: `<!doctype html><title>Pay with USDC</title><h1>Pay 12.50 USDC</h1><a href="/__coinbase/paid/link_1">Pay</a>`,
+        body: '<!doctype html><title>Pay with USDC</title><h1>Pay 12.50 USDC</h1><a href="paid">Pay</a>',
       }),
     );
-    await page.route('**/__coinbase/paid/link_1', (route) => {
-      fake.status = 'CONFIRMED';
-      fake.fulfillment_status = 'COMPLETED';
-      return route.fulfill({ status: 303, headers: { location: status } });
+    await page.route('**/__coinbase/pay/paid', async (route) => {
+      const [intent] = await intentsOf(listing.id);
+      await providerPaid('CRYPTO_PROVIDER', intent!.id);
+      // The hosted page sends the buyer back to the shop: the checkout, which offers the status.
+      return route.fulfill({ status: 303, headers: { location: `${base}/checkout/${listing.id}` } });
     });
     await page.goto(`${base}/checkout/${listing.id}`);
     await page.getByLabel('Crypto (USDC, through a payment link)').check();
-    await page.getByLabel('Your email').fill('crypto.buyer@example.test');
+    const email = 'crypto.buyer@example.test';
+    await page.getByLabel('Your email').fill(email);
     await page.getByRole('button', { name: 'Continue to payment' }).click();
     await page.getByRole('heading', { name: 'Pay 12.50 USDC' }).waitFor();
-    assert.equal(fake.created[0]!.body.provider, 'CRYPTO_PROVIDER');
+    const [intent] = await intentsOf(listing.id);
+    assert.equal(intent!.payment_provider, 'CRYPTO_PROVIDER');
+    assert.equal(page.url(), `${base}/__coinbase/pay/session_${intent!.id}`);
     await page.getByRole('link', { name: 'Pay' }).click();
+    await page.getByRole('link', { name: 'follow it' }).click();
     await heading(page, 'Done: your purchase is delivered');
-    assert.equal(page.url(), status);
+    assert.equal(page.url(), `${base}/checkout/${listing.id}/status?intent=${intent!.id}`);
+    assert.equal(
+      await page.locator('#delivered-text').innerText(),
+      'Check your mail: we sent you a link to claim each token.',
+    );
     await shot(page, 'crypto-delivered');
     await context.close();
     assert.deepEqual(foreign, [], 'the page made requests to other origins');

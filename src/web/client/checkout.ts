@@ -454,6 +454,7 @@ function resumeLink(): void {
 }
 
 async function startCheckout(): Promise<void> {
+  resumeLink();
   const formElement = document.getElementById('checkout-form');
   if (!formElement) return; // the sale is closed: the page says why
   for (const radio of document.querySelectorAll('input[name="provider"]'))
@@ -464,7 +465,6 @@ async function startCheckout(): Promise<void> {
   });
   formElement.addEventListener('submit', (e) => void onSubmit(e as SubmitEvent));
   showProviderFields();
-  resumeLink();
   try {
     form.listing = await api<Listing>('GET', `/v1/public/listings/${encodeURIComponent(listingId)}`);
   } catch (error) {

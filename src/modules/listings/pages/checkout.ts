@@ -236,6 +236,10 @@ delivered. The seller has been told and will refund or deliver it; quote the ref
 quote the reference below.</p>`,
 )}${step('error', 'Something went wrong', html`<p id="error-detail"></p><button type="button" id="retry">Try again</button>`)}`;
 
+/** Shown by the script when this tab made a purchase here (back from a payment page, say). */
+const RESUME = html`<p id="resume" class="notice" hidden>You started a purchase here in this tab: <a id="resume-link">follow it</a>.</p>
+`;
+
 export const checkoutPage: RouteModule = (app: App, ctx) => {
   const render = async (
     listingId: string,
@@ -282,14 +286,13 @@ ${body(loaded)}
         const state = stateOf(listing);
         if (state !== 'open') {
           const [heading, text] = STATE_TEXT[state];
-          return html`<section class="closed" data-state="${state}" aria-labelledby="closed-heading">
+          return html`${RESUME}<section class="closed" data-state="${state}" aria-labelledby="closed-heading">
 <h2 id="closed-heading">${heading}</h2>
 <p>${text}</p>
 </section>`;
         }
-        return html`<p id="status" class="status" role="status" aria-live="polite"></p>
+        return html`${RESUME}<p id="status" class="status" role="status" aria-live="polite"></p>
 <noscript><p class="notice">This page needs JavaScript to buy.</p></noscript>
-<p id="resume" class="notice" hidden>You started a purchase here in this tab: <a id="resume-link">follow it</a>.</p>
 ${form(listing)}`;
       },
       'checkout',
