@@ -24,6 +24,7 @@ import { apiKeyRoutes } from './modules/api-keys/routes/index.ts';
 import { MfaChallenge, Session } from './modules/auth/auth.schemas.ts';
 import { authenticate as authenticateCredential } from './modules/auth/auth.service.ts';
 import { authRoutes } from './modules/auth/routes/index.ts';
+import { cardProviderRoutes, cardProviderSchemas } from './modules/card-provider/routes/index.ts';
 import { collectionRoutes, collectionSchemas } from './modules/collections/routes/index.ts';
 import {
   contractFunctionRoutes,
@@ -88,6 +89,7 @@ const SHARED_SCHEMAS: TSchema[] = [
   ...webhookSchemas,
   ...listingSchemas,
   ...purchaseIntentSchemas,
+  ...cardProviderSchemas,
 ];
 
 const ROUTES = [
@@ -116,6 +118,7 @@ const ROUTES = [
   ...webhookRoutes,
   ...listingRoutes,
   ...purchaseIntentRoutes,
+  ...cardProviderRoutes,
 ];
 
 /** Routes of the webhooks scope (`/v1/webhooks/…`): provider events, on their raw bodies. */
