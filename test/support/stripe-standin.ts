@@ -22,7 +22,8 @@
  *
  * Paying (what a checkout page's fake Stripe.js drives): POST
  * /v1/payment_intents/{id}/confirm with `payment_method`, authorised by the platform secret key
- * and `Stripe-Account`, or by the publishable key and `client_secret`:
+ * and `Stripe-Account`, or (as Stripe.js built with `stripeAccount` does) by the publishable key,
+ * `Stripe-Account` and `client_secret` in the body:
  * - `pm_card_visa` → the PaymentIntent `succeeded` (amount_received = amount), 200, and a
  *   `payment_intent.succeeded` event;
  * - `pm_card_chargeDeclined` → 402 `card_error` (code `card_declined`, decline_code
