@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { assertError } from '../../../../test/assertions.ts';
 import { setupTest, type TestEnv } from '../../../../test/harness.ts';
@@ -9,6 +10,7 @@ import {
   platformAccountBody,
 } from '../../../../test/support/card-provider.ts';
 import { type StripeStandin, startStripeStandin } from '../../../../test/support/stripe-standin.ts';
+import { createLogger } from '../../../logger.ts';
 
 const SECRETS = [
   PLATFORM_KEYS.secretKey,
@@ -471,5 +473,35 @@ describe('card provider: platform accounts, association, set-up and commands', (
       assertError(response, 502, 'UPSTREAM_FAILED');
       assert.ok(!response.body.includes('sk_test_51RevokedKey'), response.body);
     });
+  });
+
+  it('redacts platform-account secrets, client secrets and Stripe signatures from logs', () => {
+    const lines: string[] = [];
+    const logger = createLogger(
+      'info',
+      new Writable({
+        write(chunk, _encoding, callback) {
+          lines.push(String(chunk));
+          callback();
+        },
+      }),
+    );
+    logger.info({ body: platformAccountBody() }, 'request');
+    logger.info({ data: { client_secret: 'pi_1_secret_abc', account_id: 'acct_1' } }, 'intent');
+    logger.info(
+      {
+        req: {
+          method: 'POST',
+          url: '/v1/webhooks/card-provider/x',
+          headers: { 'stripe-signature': 't=1,v1=abcdef0123' },
+        },
+      },
+      'webhook',
+    );
+    const text = lines.join('');
+    assert.equal(lines.length, 3);
+    for (const secret of [...SECRETS, 'pi_1_secret_abc', 'v1=abcdef0123'])
+      assert.ok(!text.includes(secret), text);
+    assert.ok(text.includes(PLATFORM_KEYS.publishableKey), 'the rest is logged');
   });
 });
