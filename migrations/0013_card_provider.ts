@@ -37,20 +37,26 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       PRIMARY KEY (organization_id, platform_card_provider_account_id)
     );
 
-    -- The organization's connected account (one at most), on one platform account. Its
-    -- charges_enabled and details_submitted are the provider's, kept by account.updated events
-    -- and the REFRESH command; setup is complete when both are true.
+    -- The organization's connected accounts, each on one platform account: the current one
+    -- (disconnected_at null; one at most) and those it disconnected, kept so that the
+    -- PaymentIntents made on them can still be cancelled and checked. charges_enabled and
+    -- details_submitted are the provider's, kept by account.updated events and the REFRESH
+    -- command; set-up is complete when both are true.
     CREATE TABLE card_provider_connected_accounts (
-      organization_id uuid PRIMARY KEY REFERENCES organizations (id),
       platform_card_provider_account_id uuid NOT NULL REFERENCES card_provider_platform_accounts (id),
       account_id text NOT NULL,
+      organization_id uuid NOT NULL REFERENCES organizations (id),
       connect_type text NOT NULL CHECK (connect_type IN ('STANDARD', 'EXPRESS', 'CUSTOM')),
       charges_enabled boolean NOT NULL DEFAULT false,
       details_submitted boolean NOT NULL DEFAULT false,
+      disconnected_at timestamptz(3),
       created_at timestamptz(3) NOT NULL DEFAULT now(),
-      updated_at timestamptz(3) NOT NULL DEFAULT now()
+      updated_at timestamptz(3) NOT NULL DEFAULT now(),
+      PRIMARY KEY (platform_card_provider_account_id, account_id)
     );
-    CREATE UNIQUE INDEX card_provider_connected_accounts_account_idx
-      ON card_provider_connected_accounts (platform_card_provider_account_id, account_id);
+    CREATE UNIQUE INDEX card_provider_connected_accounts_current_idx
+      ON card_provider_connected_accounts (organization_id) WHERE disconnected_at IS NULL;
+    CREATE INDEX card_provider_connected_accounts_account_idx
+      ON card_provider_connected_accounts (account_id);
   `.execute(db);
 }

@@ -653,6 +653,8 @@ export interface CardProviderConnectedAccountsTable {
   connect_type: CardProviderConnectType;
   charges_enabled: Generated<boolean>;
   details_submitted: Generated<boolean>;
+  /** Null for the organization's current account. */
+  disconnected_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -23,13 +23,16 @@ export interface CardSessionData {
 
 /**
  * The connected account and platform account an intent's PaymentIntent lives on: the account
- * named in its data (where it was created), on the organization's platform account; undefined
- * when the organization has disconnected that account since (the service holds no key for it).
+ * named in its data (where it was created; kept when the organization disconnects it), else the
+ * organization's current one.
  */
 async function sessionAccount(db: Executor, intent: PurchaseIntentRow) {
   const accountId = (intent.data as Partial<CardSessionData> | null)?.account_id;
-  const connected = await repo.findConnectedAccount(db, intent.organization_id);
-  if (!connected || (accountId !== undefined && connected.account_id !== accountId)) return undefined;
+  const connected =
+    typeof accountId === 'string'
+      ? await repo.findOrganizationAccount(db, intent.organization_id, accountId)
+      : await repo.findConnectedAccount(db, intent.organization_id);
+  if (!connected) return undefined;
   const platform = await repo.findPlatformAccount(db, connected.platform_card_provider_account_id);
   return platform ? { platform, accountId: connected.account_id } : undefined;
 }
@@ -87,7 +90,7 @@ export const cardPaymentSessions: PaymentSessions = {
     if (!session) {
       deps.logger.warn(
         { purchaseIntentId: intent.id, paymentIntentId: reference },
-        'card provider: the PaymentIntent of an ended intent cannot be cancelled (its connected account was disconnected)',
+        'card provider: the PaymentIntent of an ended intent cannot be cancelled (no connected account of the organization holds it)',
       );
       return;
     }

@@ -178,6 +178,7 @@ export async function setEnabled(
     .execute();
 }
 
+/** The organization's current connected account. */
 export function findConnectedAccount(
   db: Executor,
   organizationId: string,
@@ -186,20 +187,51 @@ export function findConnectedAccount(
     .selectFrom('card_provider_connected_accounts')
     .selectAll()
     .where('organization_id', '=', organizationId)
+    .where('disconnected_at', 'is', null)
     .executeTakeFirst();
 }
 
-export function findConnectedAccountByAccountId(
+/** One of the organization's connected accounts, current or disconnected. */
+export function findOrganizationAccount(
   db: Executor,
-  platformAccountId: string,
+  organizationId: string,
   accountId: string,
 ): Promise<CardProviderConnectedAccountRow | undefined> {
   return db
     .selectFrom('card_provider_connected_accounts')
     .selectAll()
-    .where('platform_card_provider_account_id', '=', platformAccountId)
+    .where('organization_id', '=', organizationId)
     .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
     .executeTakeFirst();
+}
+
+/** The connected accounts with this provider id (current or not), whichever platform account. */
+export function findConnectedAccountsById(
+  db: Executor,
+  accountId: string,
+): Promise<CardProviderConnectedAccountRow[]> {
+  return db
+    .selectFrom('card_provider_connected_accounts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .execute();
+}
+
+/**
+ * The organization a purchase intent belongs to and the connected account its PaymentIntent was
+ * created on (its data's account_id): what an event about the PaymentIntent is checked against.
+ */
+export async function purchaseIntentOwner(
+  db: Executor,
+  purchaseIntentId: string,
+): Promise<{ organizationId: string; accountId: string | null } | undefined> {
+  const row = await db
+    .selectFrom('purchase_intents')
+    .select(['organization_id', sql<string | null>`data->>'account_id'`.as('account_id')])
+    .where('id', '=', purchaseIntentId)
+    .executeTakeFirst();
+  return row && { organizationId: row.organization_id, accountId: row.account_id };
 }
 
 export function insertConnectedAccount(
@@ -236,10 +268,13 @@ export async function setConnectedAccountState(
   return result.numUpdatedRows > 0n;
 }
 
-export async function deleteConnectedAccount(db: Executor, organizationId: string): Promise<void> {
+/** The organization's current account becomes a disconnected one (kept for its PaymentIntents). */
+export async function disconnectAccount(db: Executor, organizationId: string): Promise<void> {
   await db
-    .deleteFrom('card_provider_connected_accounts')
+    .updateTable('card_provider_connected_accounts')
+    .set({ disconnected_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
     .where('organization_id', '=', organizationId)
+    .where('disconnected_at', 'is', null)
     .execute();
 }
 

@@ -283,7 +283,10 @@ export async function setupCardProvider(
   }
 }
 
-/** REFRESH reads the account's state from the provider; DISCONNECT forgets the account. */
+/**
+ * REFRESH reads the account's state from the provider; DISCONNECT forgets the account as the
+ * organization's (it is kept, disconnected, so PaymentIntents made on it can still be ended).
+ */
 export async function runCardProviderCommand(
   db: Executor,
   deps: Pick<Deps, 'keyring' | 'cardPayments' | 'logger'>,
@@ -295,7 +298,7 @@ export async function runCardProviderCommand(
   const account = await repo.findConnectedAccount(db, organizationId);
   if (command === 'DISCONNECT') {
     if (account) {
-      await repo.deleteConnectedAccount(db, organizationId);
+      await repo.disconnectAccount(db, organizationId);
       deps.logger.info({ organizationId, accountId: account.account_id }, 'card provider: disconnected');
     }
     return cardProviderStatus(db, organizationId);
