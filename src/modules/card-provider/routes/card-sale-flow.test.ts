@@ -5,6 +5,7 @@ import { type FlowTest, setupFlowTest } from '../../../../test/chain/flow.ts';
 import { freshIp } from '../../../../test/support/auth.ts';
 import {
   createPlatformAccount,
+  enableFor,
   PLATFORM_KEYS,
   setUpCardProvider,
 } from '../../../../test/support/card-provider.ts';
@@ -300,6 +301,19 @@ describe('a card sale end to end: Stripe stand-in, signed events, tokens on a re
     // A canceled event from the other account does not end it either.
     await standin.emit('payment_intent.canceled', { ...object, status: 'canceled' }, otherAccount);
     assert.equal((await intentOf(id)).status, 'PENDING');
+  });
+
+  it('a platform account disabled for the organization stops new card intents (422) and holds nothing; enabled again, it sells', async () => {
+    const { items, listing } = await cardListing(1);
+    await enableFor(flow.env, flow.organizationId, platformId, false);
+    try {
+      assertError(await buy(listing.id, randomAddress()), 422, 'CARD_PROVIDER_NOT_READY');
+      assert.equal((await activeHolder(flow.env, items[0]!.id))?.kind, 'LISTING');
+    } finally {
+      await enableFor(flow.env, flow.organizationId, platformId, true);
+    }
+    const created = await buy(listing.id, randomAddress());
+    assert.equal(created.statusCode, 201, created.body);
   });
 
   // Last: it disconnects the organization.
