@@ -24,6 +24,8 @@ import { apiKeyRoutes } from './modules/api-keys/routes/index.ts';
 import { MfaChallenge, Session } from './modules/auth/auth.schemas.ts';
 import { authenticate as authenticateCredential } from './modules/auth/auth.service.ts';
 import { authRoutes } from './modules/auth/routes/index.ts';
+import { cardProviderWebhookRoute } from './modules/card-provider/routes/card-provider-webhook.ts';
+import { cardProviderRoutes, cardProviderSchemas } from './modules/card-provider/routes/index.ts';
 import { collectionRoutes, collectionSchemas } from './modules/collections/routes/index.ts';
 import {
   contractFunctionRoutes,
@@ -89,6 +91,7 @@ const SHARED_SCHEMAS: TSchema[] = [
   ...webhookSchemas,
   ...listingSchemas,
   ...purchaseIntentSchemas,
+  ...cardProviderSchemas,
 ];
 
 const ROUTES = [
@@ -117,10 +120,11 @@ const ROUTES = [
   ...webhookRoutes,
   ...listingRoutes,
   ...purchaseIntentRoutes,
+  ...cardProviderRoutes,
 ];
 
 /** Routes of the webhooks scope (`/v1/webhooks/…`): provider events, on their raw bodies. */
-const WEBHOOK_ROUTES: RouteModule[] = [];
+const WEBHOOK_ROUTES: RouteModule[] = [cardProviderWebhookRoute];
 
 /** Server-rendered pages of the web scope (outside /v1). */
 const PAGES: RouteModule[] = [landingPage, claimPage, checkoutPage];

@@ -48,6 +48,11 @@ export interface Config {
     /** SMTP_TLS_CA_FILE's certificates (PEM), trusted for SMTP besides the system's. */
     readonly smtpTlsCa: string | undefined;
   };
+  /** Where the card provider is (docs/configuration.md). */
+  readonly card: {
+    /** STRIPE_API_BASE: Stripe's API base (scheme, host, port); unset: Stripe's own API. */
+    readonly stripeApiBase: string | undefined;
+  };
   /**
    * The platform's name: the suffix of campaigns' default `email_from`, shown on pages
    * (docs/configuration.md).
@@ -153,6 +158,7 @@ export function parseConfig(
   const smtpUrl = url('SMTP_URL', ['smtp:', 'smtps:']);
   const mailgunApiBase = url('MAILGUN_API_BASE', ['http:', 'https:'])?.replace(/\/+$/, '');
   const sesEndpoint = url('SES_ENDPOINT', ['http:', 'https:']);
+  const stripeApiBase = url('STRIPE_API_BASE', ['http:', 'https:'])?.replace(/\/+$/, '');
   const smtpTlsCaFile = text('SMTP_TLS_CA_FILE');
   let smtpTlsCa: string | undefined;
   if (smtpTlsCaFile !== undefined) {
@@ -217,6 +223,7 @@ export function parseConfig(
     bootstrap: { email: bootstrapEmail?.toLowerCase(), password: bootstrapPassword, orgName },
     smtpUrl,
     mail: { mailgunApiBase, sesEndpoint, smtpTlsCa },
+    card: { stripeApiBase },
     platformName,
     webhooks: { allowPrivateUrls },
     platformFeeAddress,

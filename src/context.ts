@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/schema.ts';
 import { createKeyring, type Keyring } from './lib/secrets.ts';
 import type { CardPayments } from './providers/card/card-payments.ts';
+import { createStripeCardPayments } from './providers/card/stripe.ts';
 import type { CryptoPayments } from './providers/crypto/crypto-payments.ts';
 import type { MailTransports } from './providers/mail/transport.ts';
 import { createMailTransports } from './providers/mail/transports.ts';
@@ -24,8 +25,8 @@ export interface AppContext {
   readonly chain: ChainClients;
   /** The transport and sender of each organization's mail; closed when the process stops. */
   readonly mail: MailTransports;
-  /** Card sales (CARD_PROVIDER); undefined until a card provider is configured. */
-  readonly cardPayments: CardPayments | undefined;
+  /** Card sales (CARD_PROVIDER: Stripe at STRIPE_API_BASE); platform accounts hold the keys. */
+  readonly cardPayments: CardPayments;
   /** Crypto sales (CRYPTO_PROVIDER); undefined until a crypto provider is configured. */
   readonly cryptoPayments: CryptoPayments | undefined;
   /** POSTs to organizations' webhook endpoints, refusing private addresses unless allowed. */
@@ -50,7 +51,7 @@ export function createAppContext(config: Config, db: Kysely<Database>, logger: L
     logger,
     chain: createChainClients(),
     mail: createMailTransports(config, db, keyring),
-    cardPayments: undefined,
+    cardPayments: createStripeCardPayments({ apiBase: config.card.stripeApiBase }),
     cryptoPayments: undefined,
     webhooks: createWebhookSender({ allowPrivateUrls: config.webhooks.allowPrivateUrls }),
   };

@@ -55,6 +55,11 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
         '*.*.password',
         '*.*.api_key',
         '*.*.secret_access_key',
+        // Card-provider platform accounts' secrets, and the Stripe-Signature of provider webhooks.
+        '*.account_webhook_endpoint_secret',
+        '*.connect_webhook_endpoint_secret',
+        '*.client_secret',
+        'req.headers["stripe-signature"]',
         'config.secretKey',
         'config.databaseUrl',
         'config.smtpUrl',

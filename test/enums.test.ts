@@ -33,6 +33,8 @@ const CHECKED: Record<string, readonly string[]> = {
   'purchase_intents.payment_provider': enums.PAYMENT_PROVIDERS,
   'mint_vouchers.status': enums.MINT_VOUCHER_STATUSES,
   'mint_vouchers.holder_kind': enums.VOUCHER_HOLDER_KINDS,
+  'card_provider_platform_accounts.mode': enums.CARD_PROVIDER_MODES,
+  'card_provider_connected_accounts.connect_type': enums.CARD_PROVIDER_CONNECT_TYPES,
 };
 
 /** Declarations the database does not CHECK: the column exists, the service alone keeps it. */

@@ -51,6 +51,7 @@ const PUBLIC_ROUTES = [
   'POST /v1/public/email-claims/:claim_token/redeem',
   'POST /v1/public/email-claims/:claim_token/verify',
   'POST /v1/public/purchase-intents',
+  'POST /v1/webhooks/card-provider/:platform_card_provider_account_id',
 ];
 
 interface Tenant {
@@ -76,6 +77,8 @@ interface Tenant {
   purchaseIntentId: string;
   /** The purchase intent's client_token. */
   clientToken: string;
+  /** A platform card-provider account (a platform resource, one per tenant for simplicity). */
+  platformCardProviderAccountId: string;
 }
 
 /**
@@ -104,6 +107,7 @@ const PATH_FIXTURES: Record<string, (t: Tenant) => string> = {
   purchase_intent_id: (t) => t.purchaseIntentId,
   template_type: () => 'REDEEM_NFT',
   webhook_id: (t) => t.webhookId,
+  platform_card_provider_account_id: (t) => t.platformCardProviderAccountId,
   delivery_id: (t) => t.webhookDeliveryId,
   // A minter's pending vouchers are public by design (the minter's own address is the key).
   eth_address: () => '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
@@ -426,7 +430,30 @@ async function createTenant(options: { mfa_required?: boolean } = {}): Promise<T
     ...(await createFixtureCatalog(organization.id, collectionId, transactionId)),
     ...(await createFixtureWebhook(organization.id)),
     emailIntegrationId: await createFixtureEmailIntegration(organization.id),
+    platformCardProviderAccountId: await createFixturePlatformCardAccount(),
   };
+}
+
+/** A platform card-provider account, inserted directly (its secret key is never used here). */
+async function createFixturePlatformCardAccount(): Promise<string> {
+  const id = uuidv7();
+  await env.database.db
+    .insertInto('card_provider_platform_accounts')
+    .values({
+      id,
+      name: `fixture ${id}`,
+      mode: 'TEST',
+      publishable_key: 'pk_test_fixture',
+      secret_key_encrypted: env.ctx.keyring.encrypt('sk_test_fixture'),
+      card_provider_account_id: 'acct_fixture',
+      session_timeout_minutes: 15,
+      fee_percentage_bps: null,
+      config: null,
+      account_webhook_endpoint_secret_encrypted: null,
+      connect_webhook_endpoint_secret_encrypted: null,
+    })
+    .execute();
+  return id;
 }
 
 /** An active CUSTOM_SMTP integration whose server (port 9 of loopback) answers nothing; inserted directly. */

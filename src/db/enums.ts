@@ -5,8 +5,14 @@
  * The order is the order the API documents.
  */
 
-/** organizations.card_provider_connect_types, an array (no CHECK). */
+/**
+ * organizations.card_provider_connect_types (an array, no CHECK) and
+ * card_provider_connected_accounts.connect_type.
+ */
 export const CARD_PROVIDER_CONNECT_TYPES = ['STANDARD', 'EXPRESS', 'CUSTOM'] as const;
+
+/** card_provider_platform_accounts.mode: the provider's test or live keys. */
+export const CARD_PROVIDER_MODES = ['TEST', 'LIVE'] as const;
 
 /** user_tokens.purpose */
 export const USER_TOKEN_PURPOSES = ['VERIFY', 'RESET_PASSWORD'] as const;

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type {
   CARD_PROVIDER_CONNECT_TYPES,
+  CARD_PROVIDER_MODES,
   CLAIM_DEACTIVATION_REASONS,
   DEPLOYMENT_STATUSES,
   DEPLOYMENT_TYPES,
@@ -616,6 +617,52 @@ export interface PurchaseIntentsTable {
   updated_at: Timestamp;
 }
 
+export type CardProviderMode = (typeof CARD_PROVIDER_MODES)[number];
+
+/** A platform account at the card provider (Stripe), with its encrypted secrets. */
+export interface CardProviderPlatformAccountsTable {
+  id: string;
+  name: string;
+  mode: CardProviderMode;
+  publishable_key: string;
+  secret_key_encrypted: string;
+  card_provider_account_id: string;
+  session_timeout_minutes: number;
+  fee_percentage_bps: number | null;
+  config: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  account_webhook_endpoint_secret_encrypted: string | null;
+  connect_webhook_endpoint_secret_encrypted: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Whether an organization may use a platform account (no row: it may not). */
+export interface OrganizationCardProviderAccountsTable {
+  organization_id: string;
+  platform_card_provider_account_id: string;
+  enabled: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** An organization's connected account at the card provider. */
+export interface CardProviderConnectedAccountsTable {
+  organization_id: string;
+  platform_card_provider_account_id: string;
+  account_id: string;
+  connect_type: CardProviderConnectType;
+  charges_enabled: Generated<boolean>;
+  details_submitted: Generated<boolean>;
+  /** Null for the organization's current account. */
+  disconnected_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type CardProviderPlatformAccountRow = Selectable<CardProviderPlatformAccountsTable>;
+export type OrganizationCardProviderAccountRow = Selectable<OrganizationCardProviderAccountsTable>;
+export type CardProviderConnectedAccountRow = Selectable<CardProviderConnectedAccountsTable>;
+
 export interface Database {
   organizations: OrganizationsTable;
   roles: RolesTable;
@@ -651,6 +698,9 @@ export interface Database {
   listings: ListingsTable;
   purchase_intents: PurchaseIntentsTable;
   mint_vouchers: MintVouchersTable;
+  card_provider_platform_accounts: CardProviderPlatformAccountsTable;
+  organization_card_provider_accounts: OrganizationCardProviderAccountsTable;
+  card_provider_connected_accounts: CardProviderConnectedAccountsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;

@@ -1,0 +1,286 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+import type {
+  CardProviderConnectedAccountRow,
+  CardProviderConnectType,
+  CardProviderMode,
+  CardProviderPlatformAccountRow,
+} from '../../db/schema.ts';
+import { type PageParams, type PageResult, paginate } from '../../http/pagination.ts';
+
+export interface PlatformAccountValues {
+  name: string;
+  mode: CardProviderMode;
+  publishable_key: string;
+  secret_key_encrypted: string;
+  card_provider_account_id: string;
+  session_timeout_minutes: number;
+  fee_percentage_bps: number | null;
+  config: Record<string, unknown> | null;
+  account_webhook_endpoint_secret_encrypted: string | null;
+  connect_webhook_endpoint_secret_encrypted: string | null;
+}
+
+function columns(values: PlatformAccountValues) {
+  return { ...values, config: values.config === null ? null : JSON.stringify(values.config) };
+}
+
+/** Undefined when the name is taken (the unique index decides, also under a race). */
+export function insertPlatformAccount(
+  db: Executor,
+  id: string,
+  values: PlatformAccountValues,
+): Promise<CardProviderPlatformAccountRow | undefined> {
+  return db
+    .insertInto('card_provider_platform_accounts')
+    .values({ id, ...columns(values) })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function findPlatformAccount(
+  db: Executor,
+  id: string,
+): Promise<CardProviderPlatformAccountRow | undefined> {
+  return db.selectFrom('card_provider_platform_accounts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findPlatformAccountForUpdate(
+  db: Executor,
+  id: string,
+): Promise<CardProviderPlatformAccountRow | undefined> {
+  return db
+    .selectFrom('card_provider_platform_accounts')
+    .selectAll()
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Undefined when the new name is another account's. */
+export async function updatePlatformAccount(
+  db: Executor,
+  id: string,
+  values: PlatformAccountValues,
+): Promise<CardProviderPlatformAccountRow | undefined> {
+  const taken = await db
+    .selectFrom('card_provider_platform_accounts')
+    .select('id')
+    .where('name', '=', values.name)
+    .where('id', '<>', id)
+    .executeTakeFirst();
+  if (taken) return undefined;
+  return db
+    .updateTable('card_provider_platform_accounts')
+    .set({ ...columns(values), updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function listPlatformAccounts(
+  db: Executor,
+  page: PageParams,
+  filters: { mode: CardProviderMode | undefined },
+): Promise<PageResult<CardProviderPlatformAccountRow>> {
+  let query = db.selectFrom('card_provider_platform_accounts').selectAll();
+  if (filters.mode !== undefined) query = query.where('mode', '=', filters.mode);
+  return paginate(query, {
+    page,
+    filters,
+    sortColumn: 'card_provider_platform_accounts.created_at',
+    sortKind: 'timestamp',
+    sortValue: (r) => r.created_at,
+    idColumn: 'card_provider_platform_accounts.id',
+    idKind: 'uuid',
+    idValue: (r) => r.id,
+  });
+}
+
+export interface OrganizationAccountRow {
+  id: string;
+  name: string;
+  mode: CardProviderMode;
+  publishable_key: string;
+  enabled: boolean;
+  created_at: Date;
+}
+
+/** Every platform account, with whether the organization may use it. */
+export function listOrganizationAccounts(
+  db: Executor,
+  organizationId: string,
+  page: PageParams,
+  filters: { enabled: boolean | undefined },
+): Promise<PageResult<OrganizationAccountRow>> {
+  let query = db
+    .selectFrom('card_provider_platform_accounts as p')
+    .leftJoin('organization_card_provider_accounts as o', (join) =>
+      join
+        .onRef('o.platform_card_provider_account_id', '=', 'p.id')
+        .on('o.organization_id', '=', organizationId),
+    )
+    .select([
+      'p.id',
+      'p.name',
+      'p.mode',
+      'p.publishable_key',
+      'p.created_at',
+      sql<boolean>`coalesce(o.enabled, false)`.as('enabled'),
+    ]);
+  if (filters.enabled !== undefined)
+    query = query.where(sql<boolean>`coalesce(o.enabled, false)`, '=', filters.enabled);
+  return paginate(query, {
+    page,
+    filters: { ...filters, organizationId },
+    sortColumn: 'p.created_at',
+    sortKind: 'timestamp',
+    sortValue: (r) => r.created_at,
+    idColumn: 'p.id',
+    idKind: 'uuid',
+    idValue: (r) => r.id,
+  });
+}
+
+export async function isEnabledFor(
+  db: Executor,
+  organizationId: string,
+  platformAccountId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('organization_card_provider_accounts')
+    .select('enabled')
+    .where('organization_id', '=', organizationId)
+    .where('platform_card_provider_account_id', '=', platformAccountId)
+    .executeTakeFirst();
+  return row?.enabled === true;
+}
+
+export async function setEnabled(
+  db: Executor,
+  organizationId: string,
+  platformAccountId: string,
+  enabled: boolean,
+): Promise<void> {
+  await db
+    .insertInto('organization_card_provider_accounts')
+    .values({
+      organization_id: organizationId,
+      platform_card_provider_account_id: platformAccountId,
+      enabled,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['organization_id', 'platform_card_provider_account_id'])
+        .doUpdateSet({ enabled, updated_at: sql<Date>`now()` }),
+    )
+    .execute();
+}
+
+/** The organization's current connected account. */
+export function findConnectedAccount(
+  db: Executor,
+  organizationId: string,
+): Promise<CardProviderConnectedAccountRow | undefined> {
+  return db
+    .selectFrom('card_provider_connected_accounts')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('disconnected_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** One of the organization's connected accounts, current or disconnected. */
+export function findOrganizationAccount(
+  db: Executor,
+  organizationId: string,
+  accountId: string,
+): Promise<CardProviderConnectedAccountRow | undefined> {
+  return db
+    .selectFrom('card_provider_connected_accounts')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+}
+
+/** The connected accounts with this provider id (current or not), whichever platform account. */
+export function findConnectedAccountsById(
+  db: Executor,
+  accountId: string,
+): Promise<CardProviderConnectedAccountRow[]> {
+  return db
+    .selectFrom('card_provider_connected_accounts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .execute();
+}
+
+/**
+ * The organization a purchase intent belongs to and the connected account its PaymentIntent was
+ * created on (its data's account_id): what an event about the PaymentIntent is checked against.
+ */
+export async function purchaseIntentOwner(
+  db: Executor,
+  purchaseIntentId: string,
+): Promise<{ organizationId: string; accountId: string | null } | undefined> {
+  const row = await db
+    .selectFrom('purchase_intents')
+    .select(['organization_id', sql<string | null>`data->>'account_id'`.as('account_id')])
+    .where('id', '=', purchaseIntentId)
+    .executeTakeFirst();
+  return row && { organizationId: row.organization_id, accountId: row.account_id };
+}
+
+export function insertConnectedAccount(
+  db: Executor,
+  row: {
+    organization_id: string;
+    platform_card_provider_account_id: string;
+    account_id: string;
+    connect_type: CardProviderConnectType;
+    charges_enabled: boolean;
+    details_submitted: boolean;
+  },
+): Promise<CardProviderConnectedAccountRow> {
+  return db
+    .insertInto('card_provider_connected_accounts')
+    .values(row)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Updates the state of the organization's connected account if it is still `accountId`. */
+export async function setConnectedAccountState(
+  db: Executor,
+  organizationId: string,
+  accountId: string,
+  state: { charges_enabled: boolean; details_submitted: boolean },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('card_provider_connected_accounts')
+    .set({ ...state, updated_at: sql<Date>`now()` })
+    .where('organization_id', '=', organizationId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** The organization's current account becomes a disconnected one (kept for its PaymentIntents). */
+export async function disconnectAccount(db: Executor, organizationId: string): Promise<void> {
+  await db
+    .updateTable('card_provider_connected_accounts')
+    .set({ disconnected_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+    .where('organization_id', '=', organizationId)
+    .where('disconnected_at', 'is', null)
+    .execute();
+}
+
+/** Serialises set-ups of one organization (two concurrent ones never make two accounts). */
+export async function lockOrganizationSetup(db: Executor, organizationId: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`card-provider-setup:${organizationId}`}, 0))`.execute(
+    db,
+  );
+}
