@@ -12,8 +12,10 @@ import { paymentSessions } from '../../src/payment-sessions.ts';
 import { voucherRedemptionHandlers } from '../../src/voucher-holders.ts';
 import { type FlowTest, setupFlowTest } from '../chain/flow.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { createPlatformAccount, PLATFORM_KEYS, setUpCardProvider } from '../support/card-provider.ts';
 import { TestPaymentProvider } from '../support/payment-sessions.ts';
 import { createListing, createPaidListing, randomAddress } from '../support/sales.ts';
+import { type StripeStandin, startStripeStandin } from '../support/stripe-standin.ts';
 import { insertItems } from '../support/token-requests.ts';
 
 const ERC721 = parseAbi(['function ownerOf(uint256 tokenId) view returns (address)']);
@@ -21,43 +23,30 @@ const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts');
 const PRICE = 20_000_000_000_000_000n; // 0.02 ETH
 
 /**
- * In-memory card and crypto providers (test/support/payment-sessions.ts) whose sessions answer
- * the data the page needs: Stripe's PaymentIntent fields, a payment link on this origin.
+ * An in-memory crypto provider (test/support/payment-sessions.ts) whose sessions answer the data
+ * the page needs: a payment link on this origin. (Card sales go through the real card provider and
+ * the Stripe stand-in.)
  */
 function installPageProviders(base: () => string) {
   class PageProvider extends TestPaymentProvider {
     override async open(db: unknown, deps: unknown, intent: PurchaseIntentRow, listing: ListingRow) {
       const { reference } = await super.open(db, deps, intent, listing);
-      const data =
-        this.provider === 'CARD_PROVIDER'
-          ? {
-              account_id: 'acct_seller',
-              client_secret: `${reference}_secret_checkout`,
-              mode: 'TEST',
-              publishable_key: 'pk_test_checkout',
-              session_id: reference,
-            }
-          : {
-              payment_link_id: reference,
-              url: `${base()}/__coinbase/pay/${reference}`,
-              expires_at: intent.expiration,
-            };
+      const data = {
+        payment_link_id: reference,
+        url: `${base()}/__coinbase/pay/${reference}`,
+        expires_at: intent.expiration,
+      };
       return { reference, data: { session: reference, ...data } };
     }
   }
   const previous = { ...paymentSessions };
-  const cardPayments = new PageProvider('CARD_PROVIDER');
   const cryptoPayments = new PageProvider('CRYPTO_PROVIDER');
-  paymentSessions.CARD_PROVIDER = cardPayments;
   paymentSessions.CRYPTO_PROVIDER = cryptoPayments;
   return {
-    cardPayments,
     cryptoPayments,
     restoreProviders() {
-      for (const provider of ['CARD_PROVIDER', 'CRYPTO_PROVIDER'] as const) {
-        if (previous[provider]) paymentSessions[provider] = previous[provider];
-        else delete paymentSessions[provider];
-      }
+      if (previous.CRYPTO_PROVIDER) paymentSessions.CRYPTO_PROVIDER = previous.CRYPTO_PROVIDER;
+      else delete paymentSessions.CRYPTO_PROVIDER;
     },
   };
 }
@@ -85,14 +74,29 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
   let voucherCollection: { id: string; address: Address };
   let nextTokenId = 1n;
   const foreign: string[] = [];
-  const { cardPayments, cryptoPayments, restoreProviders } = installPageProviders(() => base);
+  const { cryptoPayments, restoreProviders } = installPageProviders(() => base);
+  let stripe: StripeStandin;
+  let connectedAccount: string;
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    t = await setupFlowTest({ PUBLIC_BASE_URL: base });
+    stripe = await startStripeStandin({
+      secretKeys: [PLATFORM_KEYS.secretKey],
+      publishableKeys: [PLATFORM_KEYS.publishableKey],
+    });
+    t = await setupFlowTest({ PUBLIC_BASE_URL: base, STRIPE_API_BASE: stripe.url });
     await t.env.app.listen({ port, host: '127.0.0.1' });
+    // Card sales: the organization's Standard account set up at the stand-in, whose signed events
+    // reach the service's webhook over HTTP.
+    const platformId = await createPlatformAccount(t.env);
+    stripe.webhook = {
+      url: `${base}/v1/webhooks/card-provider/${platformId}`,
+      connectSecret: PLATFORM_KEYS.connectWebhookSecret,
+      accountSecret: PLATFORM_KEYS.accountWebhookSecret,
+    };
+    connectedAccount = await setUpCardProvider(t.env, stripe, t.organizationId, t.admin.token, platformId);
     const free = await t.deployCollection('ERC721');
     freeCollection = { id: free.collection.id, address: free.address };
     const voucher = await t.deployCollection('ERC721', { variant: 'SignatureERC721' });
@@ -113,6 +117,7 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
     restoreProviders();
     await browser?.close();
     await t?.close();
+    await stripe?.close();
   });
 
   /** `count` locked, unminted items of the collection, listed with `body`; answers the listing. */
@@ -482,11 +487,11 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
   });
 
   /**
-   * A card and crypto sale (USD 12.50) through the real API, its provider sessions opened by
-   * in-memory providers behind the payment-session seam (`cardPayments`, `cryptoPayments`) that
-   * answer the data Stripe and Coinbase would: the page creates, reads and cancels real intents,
-   * and a payment reported by the provider (recordPayment, what its signed event leads to)
-   * confirms the intent and delivers the token on chain.
+   * A card and crypto sale (USD 12.50) through the real API: card sessions are PaymentIntents of
+   * the real card provider at the Stripe stand-in, paid through a fake Stripe.js that calls the
+   * stand-in's confirm, whose signed event confirms the intent; crypto sessions come from an
+   * in-memory provider behind the payment-session seam, its payment reported by recordPayment
+   * (what its signed event leads to). Either way the token is delivered on chain.
    */
   async function paidSale() {
     const { listing, items } = await listed(freeCollection.id, 1, {
@@ -496,10 +501,9 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
     });
     return { listing, item: items[0]! };
   }
-  const intentIdOf = (reference: string) => reference.replace(/^session_/, '');
-  /** The provider reports the payment of the intent's session (its event, processed). */
-  async function providerPaid(provider: 'CARD_PROVIDER' | 'CRYPTO_PROVIDER', intentId: string) {
-    (provider === 'CARD_PROVIDER' ? cardPayments : cryptoPayments).pay(intentId);
+  /** The crypto provider reports the payment of the intent's session (its event, processed). */
+  async function providerPaid(provider: 'CRYPTO_PROVIDER', intentId: string) {
+    cryptoPayments.pay(intentId);
     const outcome = await t.env.database.db.transaction().execute((tx) =>
       recordPayment(tx, t.env.ctx, intentId, {
         provider,
@@ -519,13 +523,40 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
     });
 
   /**
+   * What Stripe's API does with Stripe.js's confirm: the stand-in's own endpoint, called as
+   * Stripe.js calls it (the platform's publishable key, the connected account, the client secret);
+   * its signed event then reaches the service's webhook.
+   */
+  async function confirmAtStandin(
+    id: string,
+    form: URLSearchParams,
+    stripeJs: { key: string; account: string },
+  ) {
+    const response = await fetch(`${stripe.url}/v1/payment_intents/${id}/confirm`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${stripeJs.key}`,
+        'stripe-account': stripeJs.account,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: form.toString(),
+    });
+    await stripe.idle();
+    return { status: response.status, body: await response.json() };
+  }
+
+  /**
    * Stripe.js stood in for: Stripe(), elements({clientSecret}), a Payment Element offering Stripe's
    * test payment methods, and confirmPayment(), which confirms the PaymentIntent through
    * `confirm` (the test's stand-in for Stripe's API).
    */
   async function fakeStripeJs(
     page: Page,
-    confirm: (paymentIntent: string, form: URLSearchParams) => Promise<{ status: number; body: unknown }>,
+    confirm: (
+      paymentIntent: string,
+      form: URLSearchParams,
+      stripeJs: { key: string; account: string },
+    ) => Promise<{ status: number; body: unknown }>,
   ) {
     await page.route('https://js.stripe.com/v3*', (route) =>
       route.fulfill({
@@ -566,7 +597,10 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
     );
     await page.route('**/__stripe/v1/payment_intents/*/confirm', async (route) => {
       const id = /payment_intents\/([^/]+)\/confirm/.exec(route.request().url())![1]!;
-      const answer = await confirm(id, new URLSearchParams(route.request().postData() ?? ''));
+      const answer = await confirm(id, new URLSearchParams(route.request().postData() ?? ''), {
+        key: await page.evaluate('window.__stripe.key'),
+        account: await page.evaluate('window.__stripe.account'),
+      });
       return route.fulfill({
         status: answer.status,
         contentType: 'application/json',
@@ -580,16 +614,9 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
     const { context, page } = await openPage(undefined, stripeLoads);
     const { listing, item } = await paidSale();
     const confirms: string[] = [];
-    await fakeStripeJs(page, async (id, form) => {
+    await fakeStripeJs(page, async (id, form, stripeJs) => {
       confirms.push(`${form.get('payment_method')}`);
-      assert.equal(form.get('client_secret'), `${id}_secret_checkout`);
-      if (form.get('payment_method') === 'pm_card_chargeDeclined')
-        return {
-          status: 402,
-          body: { error: { type: 'card_error', code: 'card_declined', message: 'Your card was declined.' } },
-        };
-      await providerPaid('CARD_PROVIDER', intentIdOf(id));
-      return { status: 200, body: { id, status: 'succeeded' } };
+      return confirmAtStandin(id, form, stripeJs);
     });
     await page.goto(`${base}/checkout/${listing.id}`);
     assert.equal(await page.locator('#price').innerText(), '$12.50 each');
@@ -603,10 +630,12 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
     assert.equal(intent!.payment_provider, 'CARD_PROVIDER');
     assert.equal(getAddress(intent!.eth_address!), buyer);
     assert.deepEqual(stripeLoads, ['https://js.stripe.com/v3']);
+    const paymentIntent = stripe.paymentIntents.get(intent!.card_provider_payment_intent_id!)!;
+    assert.equal(paymentIntent.amount, 1250);
     assert.deepEqual(await page.evaluate('({ ...window.__stripe })'), {
-      key: 'pk_test_checkout',
-      account: 'acct_seller',
-      clientSecret: `session_${intent!.id}_secret_checkout`,
+      key: PLATFORM_KEYS.publishableKey,
+      account: connectedAccount,
+      clientSecret: paymentIntent.client_secret,
     });
     assert.equal(await page.locator('[data-field="amount"]').first().innerText(), '$12.50');
     await shot(page, 'card-form');
@@ -652,7 +681,10 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
       .set({ expiration: new Date(Date.now() - 1000) })
       .where('id', '=', intent!.id)
       .execute();
-    assert.equal(await expireIntentWithProvider(t.env.database.db, t.env.ctx, intent!.id), true);
+    // The session is cancelled at the stand-in, whose payment_intent.canceled event may expire the
+    // intent before the expiry itself does: either way it ends EXPIRED.
+    await expireIntentWithProvider(t.env.database.db, t.env.ctx, intent!.id);
+    assert.equal((await intentsOf(listing.id))[0]!.status, 'EXPIRED');
     await heading(page, 'This purchase expired');
     assert.equal(await page.locator('#cancel').isVisible(), false);
     await shot(page, 'card-expired');
