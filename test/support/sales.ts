@@ -28,8 +28,9 @@ export async function createListing(
 
 /**
  * A listing that also sells through CARD_PROVIDER, whose intents stay PENDING until confirmed.
- * Card set-up is not available yet (its listings answer CARD_PROVIDER_NOT_READY), so the provider
- * is added to the row directly: it stands for any provider that confirms a payment later.
+ * The provider is added to the row directly, without the organization's card set-up: with an
+ * in-memory provider in the registry (test/support/payment-sessions.ts) it stands for any
+ * provider that confirms a payment later.
  */
 export async function createPaidListing(
   env: TestEnv,

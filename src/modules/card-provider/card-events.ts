@@ -2,7 +2,11 @@ import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import type { ProviderEventRow } from '../../db/schema.ts';
 import { UUID_PATTERN } from '../../lib/ids.ts';
-import { recordPayment, recordPaymentClosed } from '../purchase-intents/purchase-intents.service.ts';
+import {
+  purchaseIntentOwner,
+  recordPayment,
+  recordPaymentClosed,
+} from '../purchase-intents/purchase-intents.service.ts';
 import * as repo from './card-provider.repository.ts';
 
 /** The webhook's name in the inbox (provider_events.provider) and in its URL. */
@@ -113,7 +117,7 @@ async function purchaseIntentOf(
     deps.logger.info(log, 'card provider: a PaymentIntent event of no purchase intent: acknowledged');
     return undefined;
   }
-  const owner = await repo.purchaseIntentOwner(db, intentId);
+  const owner = await purchaseIntentOwner(db, intentId);
   if (!owner) {
     deps.logger.warn(
       { ...log, purchaseIntentId: intentId },

@@ -218,22 +218,6 @@ export function findConnectedAccountsById(
     .execute();
 }
 
-/**
- * The organization a purchase intent belongs to and the connected account its PaymentIntent was
- * created on (its data's account_id): what an event about the PaymentIntent is checked against.
- */
-export async function purchaseIntentOwner(
-  db: Executor,
-  purchaseIntentId: string,
-): Promise<{ organizationId: string; accountId: string | null } | undefined> {
-  const row = await db
-    .selectFrom('purchase_intents')
-    .select(['organization_id', sql<string | null>`data->>'account_id'`.as('account_id')])
-    .where('id', '=', purchaseIntentId)
-    .executeTakeFirst();
-  return row && { organizationId: row.organization_id, accountId: row.account_id };
-}
-
 export function insertConnectedAccount(
   db: Executor,
   row: {

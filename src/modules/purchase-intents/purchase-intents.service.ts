@@ -455,6 +455,21 @@ export async function confirmPurchaseIntent(
   return 'CONFIRMED';
 }
 
+/**
+ * The organization a purchase intent belongs to and the provider account its session was opened
+ * on (its data's account_id, for card sessions): what a provider's event about it is checked
+ * against. Undefined for an unknown intent.
+ */
+export async function purchaseIntentOwner(
+  db: Executor,
+  id: string,
+): Promise<{ organizationId: string; accountId: string | null } | undefined> {
+  const intent = await repo.findIntent(db, id);
+  if (!intent) return undefined;
+  const account = (intent.data as { account_id?: unknown } | null)?.account_id;
+  return { organizationId: intent.organization_id, accountId: typeof account === 'string' ? account : null };
+}
+
 /** A payment the provider reports: which provider, its session, and what was paid. */
 export interface ReportedPayment {
   provider: ExternalPaymentProvider;
