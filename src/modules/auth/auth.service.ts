@@ -9,7 +9,7 @@ import { checkRateLimit, hitRateLimit, type RateLimit } from '../../http/rate-li
 import { sha256 } from '../../lib/secrets.ts';
 import { queueMail } from '../mail/mail.service.ts';
 import { mailDate } from '../mail/templates.ts';
-import { findOrganization } from '../organizations/organizations.service.ts';
+import { findOrganization, toOrganization } from '../organizations/organizations.service.ts';
 import * as users from '../users/users.service.ts';
 import * as repo from './auth.repository.ts';
 import type {
@@ -321,6 +321,36 @@ export async function confirmMfa(
     );
     return issueSession(deps, updated);
   });
+}
+
+/** The caller's user and organization (GET /v1/me), read in one query. */
+export async function getMe(
+  db: Executor,
+  principal: Principal,
+): Promise<{
+  user: ReturnType<typeof users.toUser>;
+  organization: ReturnType<typeof toOrganization>;
+}> {
+  const row = await repo.findMe(db, principal.userId);
+  if (!row) throw new ApiError('NOT_FOUND', 'user not found');
+  return {
+    user: users.toUser(row),
+    organization: toOrganization({
+      id: row.organization_id,
+      name: row.org_name,
+      is_enabled: row.org_is_enabled,
+      mfa_required: row.org_mfa_required,
+      network_ids: row.org_network_ids,
+      card_provider_connect_types: row.org_card_provider_connect_types,
+      identity_provider_id: row.org_identity_provider_id,
+      auto_fund: row.org_auto_fund,
+      domain: row.org_domain,
+      hardware_wallet: row.org_hardware_wallet,
+      payout_address: row.org_payout_address,
+      platform_sale_fee: row.org_platform_sale_fee,
+      created_at: row.org_created_at,
+    }),
+  };
 }
 
 export const API_KEY_PREFIX = 'tis_';
