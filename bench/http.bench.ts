@@ -10,6 +10,13 @@ import type { LoadResult } from './load.ts';
 const run = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_HTTP_CONNECTIONS ?? 50);
+/** Pairs (baseline, route) per figure: the machine's noise shows in their spread. */
+const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+};
 
 /** Load from its own process (bench/load-process.ts), so client and service do not share a CPU loop. */
 async function loadFrom(
@@ -96,9 +103,19 @@ export async function httpBench(): Promise<void> {
     };
     const out: string[] = [];
     for (const [name, target, headers] of figures) {
-      const baseline = await measure(baselineItem, {}, baselineCpu);
-      out.push(line('baseline: bare Fastify + pg, item by primary key', baseline));
-      out.push(line(name, await measure(target, headers, serviceCpu), baseline));
+      const byRate: number[] = [];
+      const byCpu: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const baseline = await measure(baselineItem, {}, baselineCpu);
+        const result = await measure(target, headers, serviceCpu);
+        out.push(line('baseline: bare Fastify + pg, item by primary key', baseline));
+        out.push(line(name, result, baseline));
+        byRate.push(result.perSecond / baseline.perSecond);
+        byCpu.push(baseline.cpuPerRequest / result.cpuPerRequest);
+      }
+      out.push(
+        `${`${name}: median of ${ROUNDS}`.padEnd(52)} ${median(byRate).toFixed(3)}× baseline req/s, ${median(byCpu).toFixed(3)}× baseline by CPU`,
+      );
     }
     process.stdout.write(`${out.join('\n')}\n`);
   } finally {
