@@ -14,6 +14,7 @@ interface Spec {
   connections?: number;
   seconds?: number;
   expectStatus?: number;
+  headers?: Record<string, string>;
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as Spec;
@@ -34,7 +35,10 @@ function send(): Promise<number> {
       {
         agent,
         method: spec.method ?? 'GET',
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        headers: {
+          ...spec.headers,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
       },
       (res) => {
         res.resume();

@@ -53,6 +53,7 @@ describe('parseConfig', () => {
       webhooks: { allowPrivateUrls: true },
       platformFeeAddress: undefined,
       accessTokenTtlSeconds: 3600,
+      authCacheTtlSeconds: 30,
       logLevel: 'info',
     });
   });
@@ -138,6 +139,7 @@ describe('parseConfig', () => {
       webhooks: { allowPrivateUrls: true },
       platformFeeAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
       accessTokenTtlSeconds: 600,
+      authCacheTtlSeconds: 30,
       logLevel: 'debug',
     });
   });

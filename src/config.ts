@@ -65,6 +65,8 @@ export interface Config {
   /** PLATFORM_FEE_ADDRESS: receives mint vouchers' platform fees; unset: the platform wallet's address. */
   readonly platformFeeAddress: `0x${string}` | undefined;
   readonly accessTokenTtlSeconds: number;
+  /** How long an API instance may answer from its cache of authenticated credentials; 0: no cache. */
+  readonly authCacheTtlSeconds: number;
   readonly logLevel: LogLevel;
 }
 
@@ -185,6 +187,7 @@ export function parseConfig(
       'PLATFORM_FEE_ADDRESS must be a non-zero address (a mixed-case one with a valid EIP-55 checksum)',
     );
   const accessTokenTtlSeconds = integer('ACCESS_TOKEN_TTL', 3600, 60, 30 * 24 * 3600);
+  const authCacheTtlSeconds = integer('AUTH_CACHE_TTL', 30, 0, 60);
   const logLevel = oneOf('LOG_LEVEL', LOG_LEVELS, 'info');
 
   const bootstrapEmail = text('BOOTSTRAP_ADMIN_EMAIL');
@@ -228,6 +231,7 @@ export function parseConfig(
     webhooks: { allowPrivateUrls },
     platformFeeAddress,
     accessTokenTtlSeconds,
+    authCacheTtlSeconds,
     logLevel,
   });
 }

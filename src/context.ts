@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { CredentialCache } from './access/credential-cache.ts';
 import { type ChainClients, createChainClients } from './chain/clients.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/schema.ts';
@@ -31,6 +32,12 @@ export interface AppContext {
   readonly cryptoPayments: CryptoPayments | undefined;
   /** POSTs to organizations' webhook endpoints, refusing private addresses unless allowed. */
   readonly webhooks: WebhookSender;
+  /**
+   * Principals of recently seen credentials (AUTH_CACHE_TTL), invalidated across instances by
+   * LISTEN/NOTIFY; serves nothing until `credentials.listen` (the API role, at start) and is
+   * closed when the process stops.
+   */
+  readonly credentials: CredentialCache;
 }
 
 /**
@@ -54,5 +61,6 @@ export function createAppContext(config: Config, db: Kysely<Database>, logger: L
     cardPayments: createStripeCardPayments({ apiBase: config.card.stripeApiBase }),
     cryptoPayments: undefined,
     webhooks: createWebhookSender({ allowPrivateUrls: config.webhooks.allowPrivateUrls }),
+    credentials: new CredentialCache(config.authCacheTtlSeconds),
   };
 }

@@ -56,6 +56,11 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
 
     const ctx: AppContext = createAppContext(config, database.db, logger);
     stops.push(() => ctx.mail.close());
+    if (config.role !== 'worker') {
+      // The API's credential cache serves only while it hears every invalidation.
+      await ctx.credentials.listen(databaseUrl, logger);
+      stops.push(() => ctx.credentials.close());
+    }
     let devChain: RunningDevChain | undefined;
     if (config.devChain) {
       // Started before the API and the worker, so it stops after them.

@@ -139,12 +139,17 @@ export async function setupTest(configOverrides: Record<string, string> = {}): P
   const config = testConfig(url, configOverrides);
   const database = createDatabase(url, { max: 10 });
   const ctx: AppContext = createAppContext(config, database.db, createLogger('silent'));
+  // As the API role does at start: the credential cache serves while it listens.
+  await ctx.credentials.listen(url, ctx.logger);
   const bootstrap = await bootstrapAdmin(database.db, config);
   if (!bootstrap) throw new Error('bootstrap admin was not created');
   const app = await buildApp(ctx);
   await app.ready();
 
-  const call: TestEnv['call'] = (method, path, options = {}) => {
+  const call: TestEnv['call'] = async (method, path, options = {}) => {
+    // Tests change the database directly too: every invalidation committed so far is applied
+    // before the request, as it is on an instance within milliseconds.
+    await ctx.credentials.sync();
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.apiKey) headers['x-api-key'] = options.apiKey;
@@ -233,6 +238,7 @@ export async function setupTest(configOverrides: Record<string, string> = {}): P
     async close() {
       await app.close();
       await ctx.mail.close();
+      await ctx.credentials.close();
       await database.destroy();
       await drop();
     },

@@ -45,3 +45,34 @@ export function findSessionCredential(db: Executor, userId: string) {
 export async function touchApiKeyLastUsed(db: Executor, apiKeyId: string): Promise<void> {
   await db.updateTable('api_keys').set({ last_used: new Date() }).where('id', '=', apiKeyId).execute();
 }
+
+/** GET /v1/me in one query: the user and its organization, the columns they are shown with. */
+export function findMe(db: Executor, userId: string) {
+  return db
+    .selectFrom('users')
+    .innerJoin('organizations', 'organizations.id', 'users.organization_id')
+    .select([
+      'users.id',
+      'users.email',
+      'users.active',
+      'users.last_seen',
+      'users.organization_id',
+      'users.role_id',
+      'users.mfa_enabled',
+      'users.created_at',
+      'organizations.name as org_name',
+      'organizations.is_enabled as org_is_enabled',
+      'organizations.mfa_required as org_mfa_required',
+      'organizations.network_ids as org_network_ids',
+      'organizations.card_provider_connect_types as org_card_provider_connect_types',
+      'organizations.identity_provider_id as org_identity_provider_id',
+      'organizations.auto_fund as org_auto_fund',
+      'organizations.domain as org_domain',
+      'organizations.hardware_wallet as org_hardware_wallet',
+      'organizations.payout_address as org_payout_address',
+      'organizations.platform_sale_fee as org_platform_sale_fee',
+      'organizations.created_at as org_created_at',
+    ])
+    .where('users.id', '=', userId)
+    .executeTakeFirst();
+}

@@ -9,7 +9,7 @@ import { checkRateLimit, hitRateLimit, type RateLimit } from '../../http/rate-li
 import { sha256 } from '../../lib/secrets.ts';
 import { queueMail } from '../mail/mail.service.ts';
 import { mailDate } from '../mail/templates.ts';
-import { findOrganization } from '../organizations/organizations.service.ts';
+import { findOrganization, toOrganization } from '../organizations/organizations.service.ts';
 import * as users from '../users/users.service.ts';
 import * as repo from './auth.repository.ts';
 import type {
@@ -323,35 +323,98 @@ export async function confirmMfa(
   });
 }
 
+/** The caller's user and organization (GET /v1/me), read in one query. */
+export async function getMe(
+  db: Executor,
+  principal: Principal,
+): Promise<{
+  user: ReturnType<typeof users.toUser>;
+  organization: ReturnType<typeof toOrganization>;
+}> {
+  const row = await repo.findMe(db, principal.userId);
+  if (!row) throw new ApiError('NOT_FOUND', 'user not found');
+  return {
+    user: users.toUser(row),
+    organization: toOrganization({
+      id: row.organization_id,
+      name: row.org_name,
+      is_enabled: row.org_is_enabled,
+      mfa_required: row.org_mfa_required,
+      network_ids: row.org_network_ids,
+      card_provider_connect_types: row.org_card_provider_connect_types,
+      identity_provider_id: row.org_identity_provider_id,
+      auto_fund: row.org_auto_fund,
+      domain: row.org_domain,
+      hardware_wallet: row.org_hardware_wallet,
+      payout_address: row.org_payout_address,
+      platform_sale_fee: row.org_platform_sale_fee,
+      created_at: row.org_created_at,
+    }),
+  };
+}
+
 export const API_KEY_PREFIX = 'tis_';
 
 /**
  * Resolves credentials to a principal, or undefined when they are missing, malformed, expired,
- * revoked, or belong to an inactive user or a disabled organization.
+ * revoked, or belong to an inactive user or a disabled organization. A credential seen lately is
+ * answered from `deps.credentials` (src/access/credential-cache.ts), without a query; either way
+ * last_used / last_seen are written at most once a minute by this process.
  */
 export async function authenticate(
   db: Executor,
   deps: Deps,
   credential: string,
 ): Promise<Principal | undefined> {
-  if (credential.startsWith(API_KEY_PREFIX)) {
-    const row = await repo.findApiKeyCredential(db, sha256(credential));
-    if (!row || row.revoked_at !== null || !row.active || !row.is_enabled) return undefined;
-    if (row.expiration !== null && row.expiration.getTime() <= Date.now()) return undefined;
-    if (row.last_used === null || Date.now() - row.last_used.getTime() > LAST_SEEN_PRECISION_MS) {
-      await repo.touchApiKeyLastUsed(db, row.api_key_id);
+  const cache = deps.credentials;
+  const now = Date.now();
+  const apiKey = credential.startsWith(API_KEY_PREFIX);
+  const digest = apiKey ? sha256(credential) : undefined;
+  // API keys by digest (the key itself is never kept); access tokens as they are.
+  const cacheKey = digest === undefined ? credential : digest.toString('base64');
+  const cached = cache.get(cacheKey, now);
+  if (cached !== undefined) {
+    if (now - cached.touchedAt > LAST_SEEN_PRECISION_MS) {
+      cached.touchedAt = now;
+      const { principal } = cached;
+      if (principal.apiKeyId !== undefined) await repo.touchApiKeyLastUsed(db, principal.apiKeyId);
+      else await users.touchLastSeen(db, principal.userId);
     }
-    return principalOf(row, 'api_key', row.api_key_id);
+    return cached.principal;
+  }
+  const snapshot = cache.snapshot();
+  if (digest !== undefined) {
+    const row = await repo.findApiKeyCredential(db, digest);
+    if (!row || row.revoked_at !== null || !row.active || !row.is_enabled) return undefined;
+    if (row.expiration !== null && row.expiration.getTime() <= now) return undefined;
+    let touchedAt = row.last_used?.getTime() ?? 0;
+    if (now - touchedAt > LAST_SEEN_PRECISION_MS) {
+      await repo.touchApiKeyLastUsed(db, row.api_key_id);
+      touchedAt = now;
+    }
+    const principal = principalOf(row, 'api_key', row.api_key_id);
+    cache.set(
+      snapshot,
+      cacheKey,
+      principal,
+      row.expiration?.getTime() ?? Number.POSITIVE_INFINITY,
+      touchedAt,
+    );
+    return principal;
   }
   const claims = await verifyToken(deps.keyring, 'access', credential);
   if (!claims) return undefined;
   const row = await repo.findSessionCredential(db, claims.userId);
   if (!row?.active || !row.is_enabled || row.session_version !== claims.sessionVersion) return undefined;
   // last_seen is kept to the minute: most requests read it and write nothing.
-  if (row.last_seen === null || Date.now() - row.last_seen.getTime() > LAST_SEEN_PRECISION_MS) {
+  let touchedAt = row.last_seen?.getTime() ?? 0;
+  if (now - touchedAt > LAST_SEEN_PRECISION_MS) {
     await users.touchLastSeen(db, row.user_id);
+    touchedAt = now;
   }
-  return principalOf(row, 'access_token', undefined);
+  const principal = principalOf(row, 'access_token', undefined);
+  cache.set(snapshot, cacheKey, principal, claims.expiresAt, touchedAt);
+  return principal;
 }
 
 function principalOf(

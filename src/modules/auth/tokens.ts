@@ -31,20 +31,25 @@ export async function signToken(
     .sign(keyring.tokenSigningKey);
 }
 
-/** Returns the claims, or undefined for a token that is malformed, forged, expired or of another type. */
+/** Returns the claims and when the token expires (epoch ms), or undefined for a token that is malformed, forged, expired or of another type. */
 export async function verifyToken(
   keyring: Keyring,
   type: TokenType,
   token: string,
-): Promise<TokenClaims | undefined> {
+): Promise<(TokenClaims & { expiresAt: number }) | undefined> {
   try {
     const { payload } = await jwtVerify(token, keyring.tokenSigningKey, {
       issuer: ISSUER,
       algorithms: ['HS256'],
     });
-    if (payload.typ !== type || typeof payload.sub !== 'string' || typeof payload.ver !== 'number')
+    if (
+      payload.typ !== type ||
+      typeof payload.sub !== 'string' ||
+      typeof payload.ver !== 'number' ||
+      typeof payload.exp !== 'number'
+    )
       return undefined;
-    return { userId: payload.sub, sessionVersion: payload.ver };
+    return { userId: payload.sub, sessionVersion: payload.ver, expiresAt: payload.exp * 1000 };
   } catch (error) {
     if (error instanceof joseErrors.JOSEError || error instanceof TypeError) return undefined;
     throw error;

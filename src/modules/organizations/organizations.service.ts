@@ -19,7 +19,26 @@ import type {
   PayoutConfig,
 } from './organizations.schemas.ts';
 
-export function toOrganization(row: OrganizationRow): Organization {
+/** The columns an organization is shown with. */
+export const ORGANIZATION_SHOWN_COLUMNS = [
+  'id',
+  'name',
+  'is_enabled',
+  'mfa_required',
+  'network_ids',
+  'card_provider_connect_types',
+  'identity_provider_id',
+  'auto_fund',
+  'domain',
+  'hardware_wallet',
+  'payout_address',
+  'platform_sale_fee',
+  'created_at',
+] as const satisfies readonly (keyof OrganizationRow)[];
+
+export function toOrganization(
+  row: Pick<OrganizationRow, (typeof ORGANIZATION_SHOWN_COLUMNS)[number]>,
+): Organization {
   return {
     id: row.id,
     name: row.name,

@@ -18,7 +18,19 @@ import type { EditUserBody, InviteUserBody, User } from './users.schemas.ts';
 
 export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
 
-export function toUser(row: UserRow): User {
+/** The columns a user is shown with. */
+export const USER_SHOWN_COLUMNS = [
+  'id',
+  'email',
+  'active',
+  'last_seen',
+  'organization_id',
+  'role_id',
+  'mfa_enabled',
+  'created_at',
+] as const satisfies readonly (keyof UserRow)[];
+
+export function toUser(row: Pick<UserRow, (typeof USER_SHOWN_COLUMNS)[number]>): User {
   return {
     id: row.id,
     email: row.email,
