@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { type Listener, startListener } from '../db/listener.ts';
 import type { Principal } from './principal.ts';
 
-/** The channel the triggers of migrations/0013_auth_invalidation.ts notify. */
+/** The channel the triggers of migrations/0015_auth_invalidation.ts notify. */
 export const AUTH_INVALIDATION_CHANNEL = 'auth_invalidation';
 
 export interface CachedCredential {
