@@ -30,6 +30,11 @@ import {
   contractFunctionSchemas,
 } from './modules/contract-functions/routes/index.ts';
 import { contractRoutes } from './modules/contracts/routes/index.ts';
+import {
+  cryptoProviderRoutes,
+  cryptoProviderSchemas,
+  cryptoProviderWebhookRoutes,
+} from './modules/crypto-provider/routes/index.ts';
 import { emailClaimRoutes, emailClaimSchemas } from './modules/email-claims/routes/index.ts';
 import {
   emailIntegrationRoutes,
@@ -88,6 +93,7 @@ const SHARED_SCHEMAS: TSchema[] = [
   ...webhookSchemas,
   ...listingSchemas,
   ...purchaseIntentSchemas,
+  ...cryptoProviderSchemas,
 ];
 
 const ROUTES = [
@@ -116,10 +122,11 @@ const ROUTES = [
   ...webhookRoutes,
   ...listingRoutes,
   ...purchaseIntentRoutes,
+  ...cryptoProviderRoutes,
 ];
 
 /** Routes of the webhooks scope (`/v1/webhooks/…`): provider events, on their raw bodies. */
-const WEBHOOK_ROUTES: RouteModule[] = [];
+const WEBHOOK_ROUTES: RouteModule[] = [...cryptoProviderWebhookRoutes];
 
 /** Server-rendered pages of the web scope (outside /v1). */
 const PAGES: RouteModule[] = [landingPage, claimPage];

@@ -55,6 +55,9 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
         '*.*.password',
         '*.*.api_key',
         '*.*.secret_access_key',
+        // The crypto provider's CDP API key and webhook secret (PUT /v1/crypto-provider bodies).
+        '*.api_key_secret',
+        '*.webhook_secret',
         'config.secretKey',
         'config.databaseUrl',
         'config.smtpUrl',

@@ -1,3 +1,4 @@
+import { cryptoPaymentSessions } from './modules/crypto-provider/crypto-payment-sessions.ts';
 import type {
   ExternalPaymentProvider,
   PaymentSessions,
@@ -8,4 +9,6 @@ import type {
  * purchase intents and listings call to open, cancel and check a payment at the provider.
  * A provider missing here cannot be sold through (its listings answer NOT_READY).
  */
-export const paymentSessions: Partial<Record<ExternalPaymentProvider, PaymentSessions>> = {};
+export const paymentSessions: Partial<Record<ExternalPaymentProvider, PaymentSessions>> = {
+  CRYPTO_PROVIDER: cryptoPaymentSessions,
+};

@@ -51,6 +51,7 @@ const PUBLIC_ROUTES = [
   'POST /v1/public/email-claims/:claim_token/redeem',
   'POST /v1/public/email-claims/:claim_token/verify',
   'POST /v1/public/purchase-intents',
+  'POST /v1/webhooks/crypto-provider/:organization_id',
 ];
 
 interface Tenant {

@@ -651,6 +651,7 @@ export interface Database {
   listings: ListingsTable;
   purchase_intents: PurchaseIntentsTable;
   mint_vouchers: MintVouchersTable;
+  crypto_provider_configs: CryptoProviderConfigsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -719,3 +720,16 @@ export type EmailClaimRow = Selectable<EmailClaimsTable>;
 export type ListingRow = Selectable<ListingsTable>;
 export type PurchaseIntentRow = Selectable<PurchaseIntentsTable>;
 export type MintVoucherRow = Selectable<MintVouchersTable>;
+
+/** An organization's crypto provider (see migrations/0014_crypto_provider.ts); secrets encrypted. */
+export interface CryptoProviderConfigsTable {
+  organization_id: string;
+  api_key_id: string;
+  api_key_secret_encrypted: string;
+  webhook_secret_encrypted: string;
+  network: string;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export type CryptoProviderConfigRow = Selectable<CryptoProviderConfigsTable>;
