@@ -5,6 +5,7 @@ import { capabilitiesOf } from '../src/chain/capabilities.ts';
 import { LIMITS } from '../src/modules/purchase-intents/purchase-intents.service.ts';
 import { insertCollection } from '../test/factories.ts';
 import { setupTest } from '../test/harness.ts';
+import { installTestPaymentProvider } from '../test/support/payment-sessions.ts';
 import { createPaidListing, randomAddress } from '../test/support/sales.ts';
 import { insertItem } from '../test/support/token-requests.ts';
 import type { LoadResult } from './load.ts';
@@ -58,6 +59,8 @@ export async function salesBench(): Promise<void> {
       tokenId: 1n,
       maxSupply: 1_000_000_000n,
     });
+    // Card intents go through an in-memory provider: this measures the hold, not a provider's API.
+    installTestPaymentProvider();
     const listing = await createPaidListing(env, admin.token, { item_id: item.id });
     // One client address sends all the load.
     LIMITS.perIp = { ...LIMITS.perIp, max: Number.MAX_SAFE_INTEGER };

@@ -1,5 +1,5 @@
 import { type TSchema, Type } from '@sinclair/typebox';
-import type { FastifyError, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyError, RouteOptions } from 'fastify';
 import { CLIENT_TOKEN_HEADER } from '../access/access.ts';
 import type { AppContext } from '../context.ts';
 import { type Authenticate, authorize } from './access.ts';

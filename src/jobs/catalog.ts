@@ -1,10 +1,13 @@
 import { expireEmailClaimsTask } from '../modules/email-claims/email-claims.task.ts';
 import { sendMailTask } from '../modules/mail/send-mail.task.ts';
 import { watchMintVouchersTask } from '../modules/mint-vouchers/mint-vouchers.task.ts';
+import { retryProviderEventsTask } from '../modules/provider-events/provider-events.task.ts';
 import {
+  cancelPaymentSessionTask,
   deliverPurchaseIntentTask,
   expirePurchaseIntentsTask,
   expirePurchaseIntentTask,
+  reconcilePurchasePaymentsTask,
 } from '../modules/purchase-intents/purchase-intents.task.ts';
 import { transactionSettledTask } from '../modules/transactions/transaction-settled.task.ts';
 import { deliverWebhookTask } from '../modules/webhooks/deliver-webhook.task.ts';
@@ -24,5 +27,8 @@ export const jobCatalog: readonly TaskDefinition[] = [
   deliverPurchaseIntentTask,
   expirePurchaseIntentTask,
   expirePurchaseIntentsTask,
+  cancelPaymentSessionTask,
+  reconcilePurchasePaymentsTask,
+  retryProviderEventsTask,
   watchMintVouchersTask,
 ];

@@ -14,6 +14,7 @@ import { lockListableItems, releaseReservations, reserveItems } from '../items/i
 import { collectionOfSelection, parseItemSelection } from '../items/item-selection.ts';
 import { findCampaign } from '../marketing-campaigns/marketing-campaigns.service.ts';
 import { findOrganization } from '../organizations/organizations.service.ts';
+import { EXTERNAL_PAYMENT_PROVIDERS, paymentSessionsOf } from '../purchase-intents/payment-sessions.ts';
 import { cancelPendingIntentsOfListing } from '../purchase-intents/purchase-intents.service.ts';
 import { emitEvent } from '../webhooks/webhook-events.service.ts';
 import * as repo from './listings.repository.ts';
@@ -60,8 +61,26 @@ function settlementCurrency(row: ListingRow): Record<string, string> {
   return Object.fromEntries(row.payment_providers.map((p) => [p, row.currency]));
 }
 
-export function policyOf(row: ListingRow): ListingPolicy {
-  return row.policy as unknown as ListingPolicy;
+/** The policy as stored: `timeout_seconds` is null when the listing gave none. */
+export type StoredListingPolicy = Omit<ListingPolicy, 'payment_session_duration'> & {
+  payment_session_duration: { timeout_seconds: number | null; provider_override: Record<string, number> };
+};
+
+export function policyOf(row: ListingRow): StoredListingPolicy {
+  return row.policy as unknown as StoredListingPolicy;
+}
+
+/** The policy as answered: a session length not given shows the default. */
+function answeredPolicy(row: ListingRow): ListingPolicy {
+  const policy = policyOf(row);
+  const session = policy.payment_session_duration;
+  return {
+    ...policy,
+    payment_session_duration: {
+      ...session,
+      timeout_seconds: session.timeout_seconds ?? POLICY_LIMITS.defaultSessionSeconds,
+    },
+  };
 }
 
 export function toListing(row: ListingRow): Listing {
@@ -80,7 +99,7 @@ export function toListing(row: ListingRow): Listing {
     payment_providers: row.payment_providers,
     start_time: iso(row.start_time),
     end_time: iso(row.end_time),
-    policy: policyOf(row),
+    policy: answeredPolicy(row),
     campaign_id: row.campaign_id,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
@@ -104,7 +123,10 @@ async function emitListingEvent(
 }
 
 /** The policy as stored and shown: every default filled, allow lists normalized. */
-function normalizedPolicy(input: ListingPolicyInput, providers: readonly PaymentProvider[]): ListingPolicy {
+function normalizedPolicy(
+  input: ListingPolicyInput,
+  providers: readonly PaymentProvider[],
+): StoredListingPolicy {
   if (input.snapshot_id != null)
     throw invalid(
       '/policy/snapshot_id',
@@ -127,7 +149,8 @@ function normalizedPolicy(input: ListingPolicyInput, providers: readonly Payment
     type: input.type,
     max_per_user: input.max_per_user ?? null,
     payment_session_duration: {
-      timeout_seconds: session?.timeout_seconds ?? POLICY_LIMITS.defaultSessionSeconds,
+      // Not given: the provider's default when it has one (the card platform account's), else 900.
+      timeout_seconds: session?.timeout_seconds ?? null,
       provider_override: overrides,
     },
     email_claim_duration: input.email_claim_duration ?? POLICY_LIMITS.defaultClaimSeconds,
@@ -179,18 +202,13 @@ function capabilitiesOfCollection(collection: CollectionRow): readonly string[] 
 /** Preconditions of the providers (docs/api.md#listings), checked at create. */
 async function checkProviders(
   db: Executor,
+  deps: Deps,
   collection: CollectionRow,
   providers: readonly PaymentProvider[],
 ): Promise<void> {
-  // Neither payment provider can be set up yet: the organization has no card-provider account
-  // nor crypto-provider configuration, so both answer NOT_READY.
-  if (providers.includes('CARD_PROVIDER'))
-    throw new ApiError('CARD_PROVIDER_NOT_READY', "the organization's card-provider account is not set up");
-  if (providers.includes('CRYPTO_PROVIDER'))
-    throw new ApiError(
-      'CRYPTO_PROVIDER_NOT_READY',
-      "the organization's crypto-provider configuration is not set up",
-    );
+  for (const provider of EXTERNAL_PAYMENT_PROVIDERS)
+    if (providers.includes(provider))
+      await (await paymentSessionsOf(provider)).assertReady(db, deps, collection.organization_id);
   if (providers.includes('MINT_VOUCHER')) {
     const organization = await findOrganization(db, collection.organization_id);
     if (!organization?.payout_address)
@@ -222,6 +240,7 @@ async function checkCampaign(db: Executor, campaignId: string | null | undefined
  */
 export async function createListing(
   db: Executor,
+  deps: Deps,
   principal: Principal,
   body: CreateListingBody,
 ): Promise<Listing> {
@@ -244,7 +263,7 @@ export async function createListing(
       'INVALID_STATE',
       `collection ${collection.id} has no deployment that succeeded or is in flight`,
     );
-  await checkProviders(db, collection, providers);
+  await checkProviders(db, deps, collection, providers);
 
   const itemLevel = body.item_id != null;
   if (!itemLevel && collection.token_type !== 'ERC721')
@@ -403,6 +422,13 @@ async function collectionOfDeployment(db: Executor, transaction: TransactionRow)
 // ---- Sales: what purchase intents do to a listing ----
 
 /** The listing a purchase names, locked (404 when there is none). */
+/** The listing a purchase names (404 when there is none), unlocked. */
+export async function findListingForSale(db: Executor, id: string): Promise<ListingRow> {
+  const row = await repo.findListing(db, id);
+  if (!row) throw new ApiError('NOT_FOUND', 'listing not found');
+  return row;
+}
+
 export async function lockListingForSale(db: Executor, id: string): Promise<ListingRow> {
   const row = await repo.lockListing(db, id);
   if (!row) throw new ApiError('NOT_FOUND', 'listing not found');

@@ -65,3 +65,39 @@ export async function setProviderEventFailed(db: Executor, id: string, error: st
     .where('processed_at', 'is', null)
     .execute();
 }
+
+/** The event if it is not processed yet, locked (concurrent attempts at one event take turns). */
+export function lockUnprocessedProviderEvent(
+  db: Executor,
+  id: string,
+): Promise<ProviderEventRow | undefined> {
+  return db
+    .selectFrom('provider_events')
+    .selectAll()
+    .where('id', '=', id)
+    .where('processed_at', 'is', null)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/**
+ * Unprocessed events to try again: received over 30 s ago (the webhook's own attempt is done),
+ * under `maxAttempts`, and each tried at most once a minute per attempt made so far (backing off).
+ */
+export async function retryableProviderEvents(
+  db: Executor,
+  maxAttempts: number,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('provider_events')
+    .select('id')
+    .where('processed_at', 'is', null)
+    .where('attempts', '<', maxAttempts)
+    .where('received_at', '<=', sql<Date>`now() - make_interval(secs => 30 + 60 * least(attempts, 60))`)
+    .orderBy('received_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}

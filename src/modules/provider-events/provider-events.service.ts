@@ -1,5 +1,7 @@
+import type { Kysely } from 'kysely';
+import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
-import type { ProviderEventRow } from '../../db/schema.ts';
+import type { Database, ProviderEventRow } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { printable } from '../../lib/text.ts';
@@ -7,6 +9,8 @@ import {
   findProviderEvent,
   findProviderEventByEventId,
   insertProviderEventOnce,
+  lockUnprocessedProviderEvent,
+  retryableProviderEvents,
   setProviderEventFailed,
   setProviderEventProcessed,
 } from './provider-events.repository.ts';
@@ -72,4 +76,61 @@ export async function markFailed(db: Executor, id: string, error: unknown): Prom
     MAX_ERROR_LENGTH,
   );
   await setProviderEventFailed(db, id, message);
+}
+
+/**
+ * What a provider's module does with one of its recorded events (src/provider-event-processors.ts
+ * lists them), in the transaction that marks it processed: it must act on the state it finds,
+ * since a failed attempt is retried from the stored payload.
+ */
+export type ProviderEventProcessor = (db: Executor, deps: Deps, event: ProviderEventRow) => Promise<void>;
+
+/** Attempts after which a failing event is left for an operator (its last_error says why). */
+export const MAX_PROVIDER_EVENT_ATTEMPTS = 25;
+
+/**
+ * A verified event in: recorded once, then processed with its provider's processor. A failure
+ * is kept on the row and retried by the retry job, so the answer to the provider is the same
+ * (received) and nothing is lost when processing fails; a re-delivery of an event not processed
+ * yet is another attempt.
+ */
+export async function receiveProviderEvent(
+  db: Kysely<Database>,
+  deps: Deps,
+  event: ProviderEvent,
+): Promise<{ id: string; duplicate: boolean }> {
+  const recorded = await recordProviderEvent(db, event);
+  await processProviderEvent(db, deps, recorded.id);
+  return recorded;
+}
+
+/** One attempt at a recorded event: processed and marked in one transaction, or marked failed. */
+export async function processProviderEvent(db: Kysely<Database>, deps: Deps, id: string): Promise<boolean> {
+  try {
+    return await db.transaction().execute(async (tx) => {
+      const row = await lockUnprocessedProviderEvent(tx, id);
+      if (!row) return false;
+      const { providerEventProcessors } = await import('../../provider-event-processors.ts');
+      const processor = providerEventProcessors[row.provider as keyof typeof providerEventProcessors];
+      if (!processor) throw new Error(`no processor for ${row.provider} events`);
+      await processor(tx, deps, row);
+      await markProcessed(tx, id);
+      return true;
+    });
+  } catch (error) {
+    deps.logger.error(
+      { err: error, providerEventId: id },
+      'a provider event failed to process; it will be retried',
+    );
+    await markFailed(db, id, error);
+    return false;
+  }
+}
+
+/** The retry job: unprocessed events received a while ago, oldest first, one attempt each. */
+export async function retryProviderEvents(db: Kysely<Database>, deps: Deps, batch = 100): Promise<number> {
+  const ids = await retryableProviderEvents(db, MAX_PROVIDER_EVENT_ATTEMPTS, batch);
+  let processed = 0;
+  for (const id of ids) if (await processProviderEvent(db, deps, id)) processed++;
+  return processed;
 }

@@ -1,9 +1,15 @@
 import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
-import type { ListingRow, PurchaseIntentRow } from '../../db/schema.ts';
+import type { ListingRow, PaymentProvider, PurchaseIntentRow } from '../../db/schema.ts';
+import { ApiError } from '../../http/errors.ts';
 
 /** The providers a buyer pays outside the chain, through a session opened at the provider. */
-export type ExternalPaymentProvider = 'CARD_PROVIDER' | 'CRYPTO_PROVIDER';
+export const EXTERNAL_PAYMENT_PROVIDERS = ['CARD_PROVIDER', 'CRYPTO_PROVIDER'] as const;
+export type ExternalPaymentProvider = (typeof EXTERNAL_PAYMENT_PROVIDERS)[number];
+
+export function isExternalPaymentProvider(provider: PaymentProvider): provider is ExternalPaymentProvider {
+  return (EXTERNAL_PAYMENT_PROVIDERS as readonly string[]).includes(provider);
+}
 
 /** A provider's payment session for one purchase intent, as it was opened. */
 export interface PaymentSession {
@@ -56,4 +62,22 @@ export interface PaymentSessions {
   cancel(db: Executor, deps: Deps, intent: PurchaseIntentRow): Promise<void>;
   /** Asks the provider about the intent's session (reconciliation of a missed event). */
   check(db: Executor, deps: Deps, intent: PurchaseIntentRow): Promise<PaymentCheck>;
+}
+
+const NOT_READY: Record<ExternalPaymentProvider, () => ApiError> = {
+  CARD_PROVIDER: () =>
+    new ApiError('CARD_PROVIDER_NOT_READY', 'card payments are not available on this service'),
+  CRYPTO_PROVIDER: () =>
+    new ApiError('CRYPTO_PROVIDER_NOT_READY', 'crypto payments are not available on this service'),
+};
+
+/**
+ * The provider's payment sessions (src/payment-sessions.ts, loaded on first use: the providers'
+ * modules reach purchase intents, which reach this); NOT_READY when the service has none.
+ */
+export async function paymentSessionsOf(provider: ExternalPaymentProvider): Promise<PaymentSessions> {
+  const { paymentSessions } = await import('../../payment-sessions.ts');
+  const sessions = paymentSessions[provider];
+  if (!sessions) throw NOT_READY[provider]();
+  return sessions;
 }

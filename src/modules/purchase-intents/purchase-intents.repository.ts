@@ -67,18 +67,63 @@ export async function updateIntent(db: Executor, id: string, update: IntentUpdat
     .execute();
 }
 
-/** PENDING intents past their expiration, locked; rows another transaction holds are passed over. */
+/** An intent whose provider session never opened (nothing else refers to it yet). */
+export async function deleteIntent(db: Executor, id: string): Promise<void> {
+  await db.deleteFrom('purchase_intents').where('id', '=', id).execute();
+}
+
+/** A session at a payment provider is open for the intent (its expiry asks the provider first). */
+const hasProviderSession = sql<boolean>`(card_provider_payment_intent_id IS NOT NULL OR crypto_provider_charge_id IS NOT NULL)`;
+
+/**
+ * PENDING intents past their expiration with no provider session, locked; rows another
+ * transaction holds are passed over.
+ */
 export function lockDueIntents(db: Executor, limit: number): Promise<PurchaseIntentRow[]> {
   return db
     .selectFrom('purchase_intents')
     .selectAll()
     .where('status', '=', 'PENDING')
     .where('expiration', '<=', sql<Date>`now()`)
+    .where(sql<boolean>`NOT ${hasProviderSession}`)
     .orderBy('expiration')
     .limit(limit)
     .forUpdate()
     .skipLocked()
     .execute();
+}
+
+/** PENDING intents past their expiration whose provider session must be settled first. */
+export async function dueProviderIntents(db: Executor, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('purchase_intents')
+    .select('id')
+    .where('status', '=', 'PENDING')
+    .where('expiration', '<=', sql<Date>`now()`)
+    .where(hasProviderSession)
+    .orderBy('expiration')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** PENDING intents with a provider session opened over `seconds` ago and not yet due, oldest first. */
+export async function pendingProviderIntents(
+  db: Executor,
+  seconds: number,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('purchase_intents')
+    .select('id')
+    .where('status', '=', 'PENDING')
+    .where('expiration', '>', sql<Date>`now()`)
+    .where('created_at', '<=', sql<Date>`now() - make_interval(secs => ${seconds})`)
+    .where(hasProviderSession)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
 }
 
 export function lockPendingIntentsOfListing(db: Executor, listingId: string): Promise<PurchaseIntentRow[]> {

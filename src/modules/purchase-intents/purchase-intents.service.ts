@@ -28,6 +28,7 @@ import {
   moveReservations,
   releaseReservations,
 } from '../items/item-flows.service.ts';
+import { POLICY_LIMITS } from '../listings/listings.schemas.ts';
 import {
   addHold,
   lockListingForSale,
@@ -48,6 +49,12 @@ import {
 } from '../token-flows/token-flows.service.ts';
 import { findTransaction } from '../transactions/transactions.service.ts';
 import { emitEvent } from '../webhooks/webhook-events.service.ts';
+import {
+  type ExternalPaymentProvider,
+  isExternalPaymentProvider,
+  type PaymentSession,
+  paymentSessionsOf,
+} from './payment-sessions.ts';
 import * as repo from './purchase-intents.repository.ts';
 import type {
   CreatedPurchaseIntent,
@@ -56,7 +63,11 @@ import type {
   PublicPurchaseIntent,
   PurchaseIntent,
 } from './purchase-intents.schemas.ts';
-import { deliverPurchaseIntentTask, expirePurchaseIntentTask } from './purchase-intents.task.ts';
+import {
+  cancelPaymentSessionTask,
+  deliverPurchaseIntentTask,
+  expirePurchaseIntentTask,
+} from './purchase-intents.task.ts';
 
 /**
  * Purchase intents (docs/api.md#purchase-intents). An intent holds units of a listing (the
@@ -184,9 +195,21 @@ function fulfillmentMethodOf(provider: PaymentProvider, buyer: Buyer): Fulfillme
   return buyer.ethAddress !== null ? 'TRANSFER' : 'EMAIL';
 }
 
-function sessionSeconds(listing: ListingRow, provider: PaymentProvider): number {
+/** The provider's override, else the policy's length, else the provider's default, else 900. */
+async function sessionSeconds(
+  db: Executor,
+  deps: Deps,
+  listing: ListingRow,
+  provider: PaymentProvider,
+): Promise<number> {
   const session = policyOf(listing).payment_session_duration;
-  return session.provider_override[provider] ?? session.timeout_seconds;
+  const seconds =
+    session.provider_override[provider] ??
+    session.timeout_seconds ??
+    (isExternalPaymentProvider(provider)
+      ? await (await paymentSessionsOf(provider)).defaultSessionSeconds(db, deps, listing.organization_id)
+      : undefined);
+  return seconds ?? POLICY_LIMITS.defaultSessionSeconds;
 }
 
 /**
@@ -231,6 +254,7 @@ export async function createPurchaseIntent(
         `at most ${maxPerUser} units per buyer; ${owned} held or bought already`,
       );
   }
+  const expiration = new Date(Date.now() + (await sessionSeconds(db, deps, listing, provider)) * 1000);
   if (!(await addHold(db, listing.id, body.quantity)))
     throw new ApiError('INSUFFICIENT_SUPPLY', `fewer than ${body.quantity} units are available`);
   if (
@@ -241,7 +265,6 @@ export async function createPurchaseIntent(
 
   const id = uuidv7();
   const clientToken = randomToken();
-  const expiration = new Date(Date.now() + sessionSeconds(listing, provider) * 1000);
   const price = providerPrice(listing, body.quantity);
   await repo.insertIntent(db, {
     id,
@@ -268,7 +291,8 @@ export async function createPurchaseIntent(
     data = await issueVoucherFor(db, deps, id);
     await emitIntentEvent(db, id, 'purchase_intent.created');
   } else {
-    await emitIntentEvent(db, id, 'purchase_intent.created');
+    // CARD_PROVIDER, CRYPTO_PROVIDER: the provider's session is opened once this transaction has
+    // committed (openPaymentSession), and purchase_intent.created follows it.
     await enqueue(
       db,
       expirePurchaseIntentTask,
@@ -405,6 +429,147 @@ export async function confirmPurchaseIntent(
   return 'CONFIRMED';
 }
 
+/** A payment the provider reports: which provider, its session, and what was paid. */
+export interface ReportedPayment {
+  provider: ExternalPaymentProvider;
+  /** The provider's session id (PaymentIntent, payment link) the payment belongs to. */
+  reference: string;
+  /** In the smallest unit of `currency` (cents). */
+  amount: bigint;
+  currency: string;
+}
+
+export type PaymentOutcome = 'CONFIRMED' | 'DUPLICATE' | 'UNRESOLVED' | 'MISMATCH' | 'UNKNOWN';
+
+/** The provider's session id stored on the intent (null until the session was opened). */
+export function paymentReferenceOf(intent: PurchaseIntentRow): string | null {
+  if (intent.payment_provider === 'CARD_PROVIDER') return intent.card_provider_payment_intent_id;
+  if (intent.payment_provider === 'CRYPTO_PROVIDER') return intent.crypto_provider_charge_id;
+  return null;
+}
+
+function referenceColumns(provider: ExternalPaymentProvider, reference: string) {
+  return provider === 'CARD_PROVIDER'
+    ? { card_provider_payment_intent_id: reference }
+    : { crypto_provider_charge_id: reference };
+}
+
+/**
+ * A payment the provider reports (its event, or reconciliation asking it), in the caller's
+ * transaction: a PENDING intent is CONFIRMED; one EXPIRED or CANCELLED becomes UNRESOLVED (nothing
+ * is delivered: it waits for the organization); one confirmed or unresolved already is a DUPLICATE.
+ * A payment that does not fit the intent (another provider or session, another amount or
+ * currency) changes nothing: MISMATCH, and UNKNOWN for an intent that does not exist.
+ */
+export async function recordPayment(
+  db: Executor,
+  deps: Deps,
+  intentId: string,
+  paid: ReportedPayment,
+): Promise<PaymentOutcome> {
+  const intent = await repo.lockIntent(db, intentId);
+  if (!intent) return 'UNKNOWN';
+  const stored = paymentReferenceOf(intent);
+  const price = intent.provider_price as { amount: string; currency: string };
+  const fits =
+    intent.payment_provider === paid.provider &&
+    (stored === null || stored === paid.reference) &&
+    BigInt(price.amount) === paid.amount &&
+    price.currency.toUpperCase() === paid.currency.toUpperCase();
+  if (!fits) {
+    deps.logger.warn(
+      {
+        purchaseIntentId: intentId,
+        provider: paid.provider,
+        reference: paid.reference,
+        amount: `${paid.amount}`,
+        currency: paid.currency,
+      },
+      'a reported payment does not match its purchase intent: ignored',
+    );
+    return 'MISMATCH';
+  }
+  if (intent.status === 'CONFIRMED' || intent.status === 'UNRESOLVED') return 'DUPLICATE';
+  const references =
+    paid.provider === 'CARD_PROVIDER'
+      ? { cardProviderPaymentIntentId: paid.reference }
+      : { cryptoProviderChargeId: paid.reference };
+  const outcome = await confirmPurchaseIntent(db, deps, intentId, references);
+  if (outcome === 'UNRESOLVED')
+    deps.logger.warn(
+      { purchaseIntentId: intentId },
+      'a payment arrived for an intent that had ended: UNRESOLVED',
+    );
+  return outcome === 'ALREADY_CONFIRMED' ? 'DUPLICATE' : outcome;
+}
+
+/**
+ * The provider reports that the intent's session ended unpaid for good (cancelled, expired or
+ * failed there): a PENDING intent of that session becomes EXPIRED and its hold ends. Anything else
+ * is left alone (false).
+ */
+export async function recordPaymentClosed(
+  db: Executor,
+  _deps: Deps,
+  intentId: string,
+  session: { provider: ExternalPaymentProvider; reference: string },
+): Promise<boolean> {
+  const intent = await repo.lockIntent(db, intentId);
+  if (intent?.status !== 'PENDING' || intent.payment_provider !== session.provider) return false;
+  const stored = paymentReferenceOf(intent);
+  if (stored !== null && stored !== session.reference) return false;
+  await endHold(db, intent, 'EXPIRED');
+  return true;
+}
+
+/**
+ * The provider's session opened for a PENDING intent: stored with the buyer's `data`, and
+ * purchase_intent.created emitted. An intent that ended while the provider answered (false) gets
+ * its session cancelled by a job.
+ */
+export async function attachPaymentSession(
+  db: Executor,
+  intentId: string,
+  session: PaymentSession,
+): Promise<boolean> {
+  const intent = await repo.lockIntent(db, intentId);
+  if (!intent || !isExternalPaymentProvider(intent.payment_provider)) return false;
+  const provider = intent.payment_provider;
+  await repo.updateIntent(db, intentId, {
+    ...referenceColumns(provider, session.reference),
+    data: session.data,
+  });
+  if (intent.status !== 'PENDING') {
+    await enqueueSessionCancel(db, intentId);
+    return false;
+  }
+  await emitIntentEvent(db, intentId, 'purchase_intent.created');
+  return true;
+}
+
+/**
+ * The provider could not open the session: the intent and its hold go, as if the request had
+ * never come (nothing was shown to anyone about it yet). An intent that has its session already
+ * (a create retried) is kept.
+ */
+export async function abandonPurchaseIntent(db: Executor, intentId: string): Promise<void> {
+  const intent = await repo.lockIntent(db, intentId);
+  if (intent?.status !== 'PENDING' || paymentReferenceOf(intent) !== null) return;
+  const listing = await lockListingForSale(db, intent.listing_id);
+  await releaseHold(db, listing.id, intent.quantity);
+  await repo.deleteIntent(db, intentId);
+}
+
+/** Ends the provider's session of an intent that ended here, once committed (keyed by the intent). */
+async function enqueueSessionCancel(db: Executor, intentId: string): Promise<void> {
+  await enqueue(
+    db,
+    cancelPaymentSessionTask,
+    { purchase_intent_id: intentId },
+    { jobKey: `cancel_payment_session:${intentId}` },
+  );
+}
+
 /**
  * Delivery of a CONFIRMED, ASSIGNED intent (the job's work; idempotent: an intent already given
  * its claims or transactions is left alone). TRANSFER: minted (or transferred when minted and held)
@@ -485,12 +650,12 @@ export async function settlePurchaseDelivery(
   _deps: Deps,
   transaction: TransactionRow,
 ): Promise<void> {
+  if (transaction.type !== 'MINT' && transaction.type !== 'TRANSFER') return;
+  // Its own open records, then the intents: every delivery's settlement locks in this order.
+  const open = await lockOpenTokenRequests(db, transaction.type, transaction.id);
+  if (open.length === 0) return;
   const intents = await repo.lockIntentsOfTransaction(db, transaction.id);
   if (intents.length === 0) return;
-  const open =
-    (await lockOpenTokenRequests(db, 'MINT', transaction.id)).length +
-    (await lockOpenTokenRequests(db, 'TRANSFER', transaction.id)).length;
-  if (open === 0) return;
   const succeeded = transaction.state === 'COMPLETED' && transaction.on_chain_status === 'SUCCESS';
   for (const intent of intents) {
     if (!succeeded) {
@@ -536,6 +701,8 @@ async function endHold(
   status: 'EXPIRED' | 'CANCELLED',
 ): Promise<void> {
   await repo.updateIntent(db, intent.id, { status });
+  if (isExternalPaymentProvider(intent.payment_provider) && paymentReferenceOf(intent) !== null)
+    await enqueueSessionCancel(db, intent.id);
   const listing = await lockListingForSale(db, intent.listing_id);
   await releaseHold(db, listing.id, intent.quantity);
   if (intent.item_ids.length > 0) await returnItems(db, intent, listing);
@@ -584,6 +751,8 @@ export async function cancelPendingIntentsOfListing(db: Executor, listingId: str
     }
     await repo.updateIntent(db, intent.id, { status: 'CANCELLED', item_ids: [] });
     await releaseReservations(db, intent.id);
+    if (isExternalPaymentProvider(intent.payment_provider) && paymentReferenceOf(intent) !== null)
+      await enqueueSessionCancel(db, intent.id);
   }
 }
 

@@ -16,13 +16,16 @@ export const deliverPurchaseIntentTask = defineTask({
   },
 });
 
-/** Runs at an intent's expiration: still PENDING, it becomes EXPIRED and its hold ends. */
+/**
+ * Runs at an intent's expiration: still PENDING, it becomes EXPIRED and its hold ends (a payment
+ * provider's session is settled with the provider first; a provider out of reach retries the job).
+ */
 export const expirePurchaseIntentTask = defineTask({
   name: 'expire_purchase_intent',
   payload: Type.Object({ purchase_intent_id: JobUuid }),
   async handler(payload, _helpers, ctx) {
-    const { expirePurchaseIntent } = await import('./purchase-intents.service.ts');
-    await ctx.db.transaction().execute((tx) => expirePurchaseIntent(tx, payload.purchase_intent_id));
+    const { expireIntentWithProvider } = await import('./purchase-payments.service.ts');
+    await expireIntentWithProvider(ctx.db, ctx, payload.purchase_intent_id);
   },
 });
 
@@ -32,8 +35,29 @@ export const expirePurchaseIntentsTask = defineTask({
   payload: Type.Object({ _cron: Type.Optional(Type.Unknown()) }),
   schedule: '* * * * *',
   async handler(_payload, _helpers, ctx) {
-    const { expireDuePurchaseIntents } = await import('./purchase-intents.service.ts');
-    const expired = await ctx.db.transaction().execute((tx) => expireDuePurchaseIntents(tx));
+    const { expireDueIntents } = await import('./purchase-payments.service.ts');
+    const expired = await expireDueIntents(ctx.db, ctx);
     if (expired > 0) ctx.logger.info({ expired }, 'purchase intents expired');
+  },
+});
+
+/** Cancels the provider's session of an intent that ended here (keyed by the intent; retried). */
+export const cancelPaymentSessionTask = defineTask({
+  name: 'cancel_payment_session',
+  payload: Type.Object({ purchase_intent_id: JobUuid }),
+  async handler(payload, _helpers, ctx) {
+    const { cancelPaymentSession } = await import('./purchase-payments.service.ts');
+    await cancelPaymentSession(ctx.db, ctx, payload.purchase_intent_id);
+  },
+});
+
+/** Every five minutes: payable intents are asked about at their provider (a missed event). */
+export const reconcilePurchasePaymentsTask = defineTask({
+  name: 'reconcile_purchase_payments',
+  payload: Type.Object({ _cron: Type.Optional(Type.Unknown()) }),
+  schedule: '*/5 * * * *',
+  async handler(_payload, _helpers, ctx) {
+    const { reconcilePendingPayments } = await import('./purchase-payments.service.ts');
+    await reconcilePendingPayments(ctx.db, ctx);
   },
 });

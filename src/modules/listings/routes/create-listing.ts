@@ -29,7 +29,7 @@ export const createListingRoute: RouteModule = (app, ctx) =>
     async (request, reply) => {
       const created = await ctx.db
         .transaction()
-        .execute((tx) => createListing(tx, principalOf(request), request.body));
+        .execute((tx) => createListing(tx, ctx, principalOf(request), request.body));
       return reply.code(201).send(created);
     },
   );

@@ -4,6 +4,7 @@ import { type Address, getAddress } from 'viem';
 import { type FlowTest, setupFlowTest } from '../../../../test/chain/flow.ts';
 import { freshIp } from '../../../../test/support/auth.ts';
 import { claimClient, claimTokenFromMail, pinFromMail } from '../../../../test/support/email-claims.ts';
+import { installTestPaymentProvider } from '../../../../test/support/payment-sessions.ts';
 import {
   activeHolder,
   createListing,
@@ -21,6 +22,9 @@ import { WEBHOOK_EVENT_TYPES } from '../../../db/enums.ts';
 import { confirmPurchaseIntent, deliverPurchaseIntent } from '../purchase-intents.service.ts';
 
 const erc721 = platformContracts.FlexibleERC721;
+
+// CARD_PROVIDER intents here go through an in-memory provider (card payments have their own tests).
+installTestPaymentProvider();
 
 describe('purchase fulfilment by TRANSFER on a real chain', () => {
   let flow: FlowTest;
@@ -138,14 +142,55 @@ describe('purchase fulfilment by TRANSFER on a real chain', () => {
     assert.equal(started.status, 'CONFIRMED');
     assert.deepEqual(started.item_ids, [unminted!.id, held!.id], 'lowest token id first');
     await flow.settled(started.transaction_ids);
-    await flow.until(async () => {
-      const transfer = await db()
-        .selectFrom('transfer_requests')
-        .select('state')
-        .where('item_id', '=', held!.id)
-        .executeTakeFirst();
-      return transfer?.state === 'COMPLETED' ? true : undefined;
-    }, 'the transfer to settle');
+    await flow
+      .until(
+        async () => {
+          const transfer = await db()
+            .selectFrom('transfer_requests')
+            .select('state')
+            .where('item_id', '=', held!.id)
+            .executeTakeFirst();
+          return transfer?.state === 'COMPLETED' ? true : undefined;
+        },
+        'the transfer to settle',
+        15000,
+      )
+      .catch(async (e) => {
+        const { sql } = await import('kysely');
+        console.log(
+          'DIAG jobs',
+          JSON.stringify(
+            (
+              await sql`select task_identifier, payload, attempts, last_error, locked_at, run_at from graphile_worker.jobs`.execute(
+                db(),
+              )
+            ).rows,
+            null,
+            1,
+          ),
+        );
+        console.log(
+          'DIAG activity',
+          JSON.stringify(
+            (
+              await sql`select state, wait_event_type, wait_event, left(query, 300) q from pg_stat_activity where datname = current_database()`.execute(
+                db(),
+              )
+            ).rows,
+            null,
+            1,
+          ),
+        );
+        console.log(
+          'DIAG transfers',
+          JSON.stringify(await db().selectFrom('transfer_requests').selectAll().execute()),
+        );
+        console.log(
+          'DIAG mints',
+          JSON.stringify(await db().selectFrom('mint_requests').selectAll().execute()),
+        );
+        throw e;
+      });
     assert.equal((await findItemRow(db(), unminted!.id)).token_status, 'MINTING');
     assert.equal((await intentOf(id)).fulfillment_status, 'ASSIGNED', 'the mint has not settled yet');
     await mintLock.release();

@@ -3,9 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { insertCollection } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
+import { installTestPaymentProvider } from '../../../../test/support/payment-sessions.ts';
 import { createPaidListing } from '../../../../test/support/sales.ts';
 import { insertItems } from '../../../../test/support/token-requests.ts';
-import { confirmPurchaseIntent, expireDuePurchaseIntents, LIMITS } from '../purchase-intents.service.ts';
+import { confirmPurchaseIntent, LIMITS } from '../purchase-intents.service.ts';
+import { expireDueIntents } from '../purchase-payments.service.ts';
 
 const UNITS = 100;
 const REQUESTS = 2000;
@@ -25,6 +27,9 @@ async function bounded<T>(count: number, limit: number, task: (i: number) => Pro
   );
   return results;
 }
+
+// CARD_PROVIDER intents here go through an in-memory provider (card payments have their own tests).
+installTestPaymentProvider();
 
 describe('purchase intents under concurrency (the service over HTTP on a real port)', () => {
   let env: TestEnv;
@@ -97,7 +102,7 @@ describe('purchase intents under concurrency (the service over HTTP on a real po
       .set({ expiration: new Date(Date.now() - 1000) })
       .where('listing_id', '=', listing.id)
       .execute();
-    const expired = await env.database.db.transaction().execute((tx) => expireDuePurchaseIntents(tx, 1000));
+    const expired = await expireDueIntents(env.database.db, env.ctx, 1000);
     assert.equal(expired, UNITS);
     assert.deepEqual(await counters(), { quantity_held: 0, quantity_sold: 0 });
 

@@ -4,6 +4,7 @@ import { assertError } from '../../../../test/assertions.ts';
 import { completedTransactionColumns, insertCollection } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { freshIp, mailsTo, seedRateLimit } from '../../../../test/support/auth.ts';
+import { installTestPaymentProvider } from '../../../../test/support/payment-sessions.ts';
 import {
   activeHolder,
   createListing,
@@ -14,13 +15,12 @@ import {
 import { insertItems } from '../../../../test/support/token-requests.ts';
 import type { CollectionRow } from '../../../db/schema.ts';
 import { settlementHandlers } from '../../../settlement.ts';
-import {
-  confirmPurchaseIntent,
-  deliverPurchaseIntent,
-  expireDuePurchaseIntents,
-  LIMITS,
-} from '../purchase-intents.service.ts';
+import { confirmPurchaseIntent, deliverPurchaseIntent, LIMITS } from '../purchase-intents.service.ts';
 import { deliverPurchaseIntentTask } from '../purchase-intents.task.ts';
+import { expireDueIntents } from '../purchase-payments.service.ts';
+
+// CARD_PROVIDER intents here go through an in-memory provider (card payments have their own tests).
+installTestPaymentProvider();
 
 describe('purchase intents', () => {
   let env: TestEnv;
@@ -358,12 +358,7 @@ describe('purchase intents', () => {
         .set({ expiration: new Date(Date.now() - 1000) })
         .where('id', '=', created.id)
         .execute();
-      assert.equal(
-        await db()
-          .transaction()
-          .execute((tx) => expireDuePurchaseIntents(tx)),
-        1,
-      );
+      assert.equal(await expireDueIntents(db(), env.ctx), 1);
       assert.equal((await intentOf(created.id)).status, 'EXPIRED');
       await bought({ listing_id: listing.id, buyer: { email: newEmail() } });
     });
@@ -519,9 +514,7 @@ describe('purchase intents', () => {
         .set({ expiration: new Date(Date.now() - 1000) })
         .where('id', '=', expired.id)
         .execute();
-      await db()
-        .transaction()
-        .execute((tx) => expireDuePurchaseIntents(tx));
+      await expireDueIntents(db(), env.ctx);
       assert.equal(await confirm(expired.id), 'UNRESOLVED');
       const intent = await intentOf(expired.id);
       assert.equal(intent.status, 'UNRESOLVED');

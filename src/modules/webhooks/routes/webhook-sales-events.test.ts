@@ -8,6 +8,7 @@ import {
 } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { freshIp } from '../../../../test/support/auth.ts';
+import { installTestPaymentProvider } from '../../../../test/support/payment-sessions.ts';
 import { createListing, createPaidListing } from '../../../../test/support/sales.ts';
 import { insertItems } from '../../../../test/support/token-requests.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../../test/support/webhook-receiver.ts';
@@ -19,9 +20,11 @@ import { settleListingsOfDeployment } from '../../listings/listings.service.ts';
 import {
   confirmPurchaseIntent,
   deliverPurchaseIntent,
-  expireDuePurchaseIntents,
-  expirePurchaseIntent,
 } from '../../purchase-intents/purchase-intents.service.ts';
+import {
+  expireDueIntents,
+  expireIntentWithProvider,
+} from '../../purchase-intents/purchase-payments.service.ts';
 import { deliverWebhook } from '../webhook-delivery.service.ts';
 
 const SALES_EVENTS = WEBHOOK_EVENT_TYPES.filter(
@@ -38,6 +41,9 @@ interface Sent {
  * expiry, settlement), each delivered to an endpoint on loopback that verifies its signature with
  * standardwebhooks; every path that runs twice still writes one event.
  */
+// CARD_PROVIDER intents here go through an in-memory provider (card payments have their own tests).
+installTestPaymentProvider();
+
 describe('webhook events of sales', () => {
   let env: TestEnv;
   let organizationId: string;
@@ -202,9 +208,9 @@ describe('webhook events of sales', () => {
       .set({ expiration: new Date(Date.now() - 1000) })
       .where('id', '=', intent.id)
       .execute();
-    assert.equal(await inTx((tx) => expirePurchaseIntent(tx, intent.id)), true);
-    assert.equal(await inTx((tx) => expirePurchaseIntent(tx, intent.id)), false);
-    await inTx((tx) => expireDuePurchaseIntents(tx));
+    assert.equal(await expireIntentWithProvider(db(), env.ctx, intent.id), true);
+    assert.equal(await expireIntentWithProvider(db(), env.ctx, intent.id), false);
+    await expireDueIntents(db(), env.ctx);
     const events = await sent(intent.id);
     assert.deepEqual(types(events), ['purchase_intent.created', 'purchase_intent.expired']);
     assert.equal(events[0]!.data.status, 'PENDING');
@@ -233,9 +239,9 @@ describe('webhook events of sales', () => {
       .set({ expiration: new Date(Date.now() - 1000) })
       .where('id', '=', intent.id)
       .execute();
-    assert.ok((await inTx((tx) => expireDuePurchaseIntents(tx))) >= 1);
-    await inTx((tx) => expireDuePurchaseIntents(tx));
-    assert.equal(await inTx((tx) => expirePurchaseIntent(tx, intent.id)), false);
+    assert.ok((await expireDueIntents(db(), env.ctx)) >= 1);
+    await expireDueIntents(db(), env.ctx);
+    assert.equal(await expireIntentWithProvider(db(), env.ctx, intent.id), false);
     assert.deepEqual(types(await sent(intent.id)), ['purchase_intent.created', 'purchase_intent.expired']);
   });
 

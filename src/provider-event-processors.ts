@@ -1,0 +1,9 @@
+import type { ProviderEventProcessor } from './modules/provider-events/provider-events.service.ts';
+
+/**
+ * What each payment provider's module does with its verified events, by the webhook they came
+ * through (`card-provider`, `crypto-provider`): the inbox and its retry job call these.
+ */
+export const providerEventProcessors: Partial<
+  Record<'card-provider' | 'crypto-provider', ProviderEventProcessor>
+> = {};

@@ -1,0 +1,117 @@
+import type { ListingRow, PurchaseIntentRow } from '../../src/db/schema.ts';
+import type { ApiError } from '../../src/http/errors.ts';
+import type {
+  ExternalPaymentProvider,
+  PaymentCheck,
+  PaymentSessions,
+} from '../../src/modules/purchase-intents/payment-sessions.ts';
+import { paymentSessions } from '../../src/payment-sessions.ts';
+
+/** A session as the in-memory provider keeps it. */
+export interface TestSession {
+  intentId: string;
+  amount: bigint;
+  currency: string;
+  state: 'OPEN' | 'PAID' | 'CLOSED';
+}
+
+/**
+ * An in-memory payment provider behind the payment-session seam, for the tests of what purchase
+ * intents do around a provider whatever it is (holds, expiry, cancellation, reconciliation):
+ * sessions are kept here and the test decides what the provider answers. The real providers
+ * (card, crypto) are tested end to end against HTTP stand-ins of their APIs.
+ */
+export class TestPaymentProvider implements PaymentSessions {
+  readonly sessions = new Map<string, TestSession>();
+  readonly calls: { open: string[]; cancel: string[]; check: string[] } = { open: [], cancel: [], check: [] };
+  /** The next `open` calls fail with this error (then it is cleared). */
+  failOpen: Error | undefined;
+  /** While set, `check` and `cancel` throw it (the provider out of reach). */
+  unreachable: Error | undefined;
+  /** Answered by assertReady when set. */
+  notReady: ApiError | undefined;
+  /** defaultSessionSeconds' answer. */
+  defaultSeconds: number | undefined;
+
+  constructor(readonly provider: ExternalPaymentProvider) {}
+
+  async assertReady(): Promise<void> {
+    if (this.notReady) throw this.notReady;
+  }
+
+  async defaultSessionSeconds(): Promise<number | undefined> {
+    return this.defaultSeconds;
+  }
+
+  async open(_db: unknown, _deps: unknown, intent: PurchaseIntentRow, listing: ListingRow) {
+    this.calls.open.push(intent.id);
+    if (this.failOpen) {
+      const error = this.failOpen;
+      this.failOpen = undefined;
+      throw error;
+    }
+    // Idempotent by intent id, as the providers' idempotency keys make it.
+    const reference = `session_${intent.id}`;
+    const price = intent.provider_price as { amount: string; currency: string };
+    if (!this.sessions.has(reference))
+      this.sessions.set(reference, {
+        intentId: intent.id,
+        amount: BigInt(price.amount),
+        currency: listing.currency,
+        state: 'OPEN',
+      });
+    return { reference, data: { session: reference } };
+  }
+
+  async cancel(_db: unknown, _deps: unknown, intent: PurchaseIntentRow): Promise<void> {
+    this.calls.cancel.push(intent.id);
+    if (this.unreachable) throw this.unreachable;
+    const session = this.sessionOf(intent);
+    if (session?.state === 'OPEN') session.state = 'CLOSED';
+  }
+
+  async check(_db: unknown, _deps: unknown, intent: PurchaseIntentRow): Promise<PaymentCheck> {
+    this.calls.check.push(intent.id);
+    if (this.unreachable) throw this.unreachable;
+    const session = this.sessionOf(intent);
+    if (!session || session.state === 'CLOSED') return { state: 'CLOSED' };
+    if (session.state === 'OPEN') return { state: 'OPEN' };
+    return { state: 'PAID', amount: session.amount, currency: session.currency };
+  }
+
+  /** The buyer pays at the provider (no event is sent: tests report it or let the service ask). */
+  pay(intentId: string): TestSession {
+    const session = [...this.sessions.values()].find((s) => s.intentId === intentId);
+    if (!session) throw new Error(`no session for intent ${intentId}`);
+    session.state = 'PAID';
+    return session;
+  }
+
+  referenceOf(intentId: string): string {
+    return `session_${intentId}`;
+  }
+
+  private sessionOf(intent: PurchaseIntentRow): TestSession | undefined {
+    return this.sessions.get(`session_${intent.id}`);
+  }
+}
+
+/**
+ * Puts an in-memory provider in the payment-session registry for `provider` (this test file's
+ * process only); the returned function puts back what was there.
+ */
+export function installTestPaymentProvider(provider: ExternalPaymentProvider = 'CARD_PROVIDER'): {
+  payments: TestPaymentProvider;
+  restore: () => void;
+} {
+  const previous = paymentSessions[provider];
+  const payments = new TestPaymentProvider(provider);
+  paymentSessions[provider] = payments;
+  return {
+    payments,
+    restore: () => {
+      if (previous) paymentSessions[provider] = previous;
+      else delete paymentSessions[provider];
+    },
+  };
+}
