@@ -1,3 +1,4 @@
+import { processCryptoEvent } from './modules/crypto-provider/crypto-events.ts';
 import type { ProviderEventProcessor } from './modules/provider-events/provider-events.service.ts';
 
 /**
@@ -6,4 +7,6 @@ import type { ProviderEventProcessor } from './modules/provider-events/provider-
  */
 export const providerEventProcessors: Partial<
   Record<'card-provider' | 'crypto-provider', ProviderEventProcessor>
-> = {};
+> = {
+  'crypto-provider': processCryptoEvent,
+};

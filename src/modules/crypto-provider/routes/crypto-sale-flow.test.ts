@@ -244,6 +244,19 @@ describe('a crypto sale (Coinbase Business payment link) on a real chain', () =>
     for (const id of [created.json().id, second.json().id])
       assert.equal((await intentOf(id)).status, 'PENDING');
     assert.equal(await heldOf(listing.id), 2);
+    // Acknowledged and processed (ignored), not failing and retried.
+    const events = await db()
+      .selectFrom('provider_events')
+      .select(['event_id', 'processed_at', 'last_error'])
+      .where(
+        'event_id',
+        'in',
+        [forwarded, mismatched, cheap].map((d) => d.headers['x-hook0-id']!),
+      )
+      .execute();
+    assert.equal(events.length, 3);
+    for (const event of events)
+      assert.deepEqual([event.processed_at !== null, event.last_error], [true, null]);
   });
 
   it('deactivates the link when the buyer cancels the intent', async () => {
