@@ -13,6 +13,7 @@ import {
 import { createListing, randomAddress } from '../../../../test/support/sales.ts';
 import { insertItems } from '../../../../test/support/token-requests.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
+import { reconcilePendingPayments } from '../../purchase-intents/purchase-payments.service.ts';
 
 const erc721 = platformContracts.FlexibleERC721;
 const WEBHOOK_SECRET = 'whsec-crypto-flow-0123456789';
@@ -257,6 +258,17 @@ describe('a crypto sale (Coinbase Business payment link) on a real chain', () =>
     assert.equal(events.length, 3);
     for (const event of events)
       assert.deepEqual([event.processed_at !== null, event.last_error], [true, null]);
+  });
+
+  it('confirms a paid link whose event never came when reconciliation asks the provider', async () => {
+    const { listing } = await cryptoListing();
+    const created = await buy(listing.id, { eth_address: randomAddress() });
+    const link = standin.links.get(created.json().data.payment_link_id) as StandinLink;
+    link.status = 'COMPLETED';
+    await reconcilePendingPayments(db(), flow.env.ctx, { olderThanSeconds: 0 });
+    const intent = await intentOf(created.json().id);
+    assert.equal(intent.status, 'CONFIRMED');
+    assert.equal(intent.crypto_provider_charge_id, link.id);
   });
 
   it('deactivates the link when the buyer cancels the intent', async () => {
