@@ -367,6 +367,17 @@ describe('crypto provider', () => {
       assert.equal(rows[0]?.attempts, 1);
     });
 
+    it('acknowledges an event type it does not handle (200, processed, nothing else)', async () => {
+      const { tenant, key } = await configured();
+      const answer = await send(standin.delivery(await linkOf(key), 'payment_link.created'));
+      assert.equal(answer.status, 200, answer.body);
+      const rows = await events(tenant.organizationId);
+      assert.deepEqual(
+        rows.map((r) => [r.event_type, r.processed_at !== null, r.last_error]),
+        [['payment_link.created', true, null]],
+      );
+    });
+
     it('keys a delivery without x-hook0-id by the link id and event type', async () => {
       const { tenant, key } = await configured();
       const link = await linkOf(key);
