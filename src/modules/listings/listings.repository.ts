@@ -57,12 +57,18 @@ export async function updateListing(db: Executor, id: string, update: ListingUpd
  * Takes `quantity` units for a hold in one conditional update: it succeeds only while held + sold
  * + quantity stays within quantity_listed, so under any concurrency no unit is held twice.
  */
-export async function addHold(db: Executor, id: string, quantity: number): Promise<boolean> {
+export async function addHold(
+  db: Executor,
+  id: string,
+  quantity: number,
+  options: { onlyActive?: boolean } = {},
+): Promise<boolean> {
   const result = await db
     .updateTable('listings')
     .set((eb) => ({ quantity_held: eb('quantity_held', '+', quantity), updated_at: new Date() }))
     .where('id', '=', id)
     .where(sql<boolean>`quantity_held + quantity_sold + ${quantity} <= quantity_listed`)
+    .$if(options.onlyActive === true, (qb) => qb.where('status', '=', 'ACTIVE'))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

@@ -31,6 +31,7 @@ import {
 import { POLICY_LIMITS } from '../listings/listings.schemas.ts';
 import {
   addHold,
+  findListingForSale,
   lockListingForSale,
   notSellingReason,
   onAllowList,
@@ -224,7 +225,15 @@ export async function createPurchaseIntent(
   deps: Deps,
   body: CreatePurchaseIntentBody,
 ): Promise<CreatedPurchaseIntent> {
-  const listing = await lockListingForSale(db, body.listing_id);
+  // A card or crypto hold without a per-buyer cap takes the listing's row lock only with its last
+  // statement (the conditional hold), so buyers of one listing queue on it for a statement and a
+  // commit, not for the whole request; every other hold is checked under the lock.
+  let listing = await findListingForSale(db, body.listing_id);
+  const lateHold =
+    isExternalPaymentProvider(body.provider) &&
+    listing.payment_providers.includes(body.provider) &&
+    policyOf(listing).max_per_user === null;
+  if (!lateHold) listing = await lockListingForSale(db, body.listing_id);
   const notSelling = notSellingReason(listing);
   if (notSelling !== undefined)
     throw new ApiError(
@@ -255,7 +264,7 @@ export async function createPurchaseIntent(
       );
   }
   const expiration = new Date(Date.now() + (await sessionSeconds(db, deps, listing, provider)) * 1000);
-  if (!(await addHold(db, listing.id, body.quantity)))
+  if (!lateHold && !(await addHold(db, listing.id, body.quantity)))
     throw new ApiError('INSUFFICIENT_SUPPLY', `fewer than ${body.quantity} units are available`);
   if (
     provider === 'MINT_VOUCHER' &&
@@ -302,17 +311,34 @@ export async function createPurchaseIntent(
         runAt: expiration,
       },
     );
+    if (lateHold) await takeLateHold(db, listing.id, body.quantity);
   }
-  const row = (await repo.findIntent(db, id))!;
   return {
     id,
-    status: row.status,
-    expiration: iso(row.expiration),
+    status: provider === 'EMAIL_CLAIM' ? 'CONFIRMED' : 'PENDING',
+    expiration: iso(expiration),
     client_token: clientToken,
-    fulfillment_method: row.fulfillment_method,
+    fulfillment_method: fulfillmentMethodOf(provider, buyer),
     provider_price: price,
     data,
   };
+}
+
+/**
+ * The hold taken last, by the conditional update alone: it holds only while the listing is still
+ * ACTIVE (a cancel that committed first wins) and units remain; otherwise the request fails and
+ * its transaction, with the intent, rolls back.
+ */
+async function takeLateHold(db: Executor, listingId: string, quantity: number): Promise<void> {
+  if (await addHold(db, listingId, quantity, { onlyActive: true })) return;
+  const listing = await findListingForSale(db, listingId);
+  const notSelling = notSellingReason(listing);
+  if (notSelling !== undefined)
+    throw new ApiError(
+      'NOT_ELIGIBLE',
+      `the listing does not sell now (${notSelling.toLowerCase().replace('_', ' ')})`,
+    );
+  throw new ApiError('INSUFFICIENT_SUPPLY', `fewer than ${quantity} units are available`);
 }
 
 /**
