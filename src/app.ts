@@ -32,6 +32,11 @@ import {
   contractFunctionSchemas,
 } from './modules/contract-functions/routes/index.ts';
 import { contractRoutes } from './modules/contracts/routes/index.ts';
+import {
+  cryptoProviderRoutes,
+  cryptoProviderSchemas,
+  cryptoProviderWebhookRoutes,
+} from './modules/crypto-provider/routes/index.ts';
 import { emailClaimRoutes, emailClaimSchemas } from './modules/email-claims/routes/index.ts';
 import {
   emailIntegrationRoutes,
@@ -92,6 +97,7 @@ const SHARED_SCHEMAS: TSchema[] = [
   ...listingSchemas,
   ...purchaseIntentSchemas,
   ...cardProviderSchemas,
+  ...cryptoProviderSchemas,
 ];
 
 const ROUTES = [
@@ -121,10 +127,11 @@ const ROUTES = [
   ...listingRoutes,
   ...purchaseIntentRoutes,
   ...cardProviderRoutes,
+  ...cryptoProviderRoutes,
 ];
 
 /** Routes of the webhooks scope (`/v1/webhooks/…`): provider events, on their raw bodies. */
-const WEBHOOK_ROUTES: RouteModule[] = [cardProviderWebhookRoute];
+const WEBHOOK_ROUTES: RouteModule[] = [cardProviderWebhookRoute, ...cryptoProviderWebhookRoutes];
 
 /** Server-rendered pages of the web scope (outside /v1). */
 const PAGES: RouteModule[] = [landingPage, claimPage, checkoutPage];

@@ -62,6 +62,11 @@ export interface Config {
     /** Webhook URLs may resolve to private, loopback or link-local addresses. */
     readonly allowPrivateUrls: boolean;
   };
+  /** The crypto provider (Coinbase Business payment links). */
+  readonly cryptoProvider: {
+    /** COINBASE_BUSINESS_API_BASE: where its API is (tests: a local stand-in); no trailing slash. */
+    readonly apiBase: string;
+  };
   /** PLATFORM_FEE_ADDRESS: receives mint vouchers' platform fees; unset: the platform wallet's address. */
   readonly platformFeeAddress: `0x${string}` | undefined;
   readonly accessTokenTtlSeconds: number;
@@ -83,6 +88,8 @@ const SECRET_KEY_FILE = 'secret-key';
 const MIN_SECRET_KEY_LENGTH = 32;
 /** The port wallets (MetaMask's "Localhost 8545") and tools (Hardhat, Foundry) expect of a dev node. */
 export const DEFAULT_DEV_CHAIN_PORT = 8545;
+/** Coinbase Business's API, where payment links are created. */
+export const DEFAULT_COINBASE_BUSINESS_API_BASE = 'https://business.coinbase.com';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -180,6 +187,9 @@ export function parseConfig(
   }
   // The embedded mode runs on a developer's machine, where receivers listen on localhost.
   const allowPrivateUrls = boolean('WEBHOOK_ALLOW_PRIVATE_URLS', embedded);
+  const coinbaseBusinessApiBase = (
+    url('COINBASE_BUSINESS_API_BASE', ['http:', 'https:']) ?? DEFAULT_COINBASE_BUSINESS_API_BASE
+  ).replace(/\/+$/, '');
   const platformFeeRaw = text('PLATFORM_FEE_ADDRESS');
   const platformFeeAddress = platformFeeRaw === undefined ? undefined : parseAddress(platformFeeRaw);
   if (platformFeeRaw !== undefined && (platformFeeAddress === undefined || /^0x0{40}$/.test(platformFeeRaw)))
@@ -229,6 +239,7 @@ export function parseConfig(
     card: { stripeApiBase },
     platformName,
     webhooks: { allowPrivateUrls },
+    cryptoProvider: { apiBase: coinbaseBusinessApiBase },
     platformFeeAddress,
     accessTokenTtlSeconds,
     authCacheTtlSeconds,

@@ -7,6 +7,7 @@ import type { Database } from './db/schema.ts';
 import { createKeyring, type Keyring } from './lib/secrets.ts';
 import type { CardPayments } from './providers/card/card-payments.ts';
 import { createStripeCardPayments } from './providers/card/stripe.ts';
+import { createCoinbasePayments } from './providers/crypto/coinbase.ts';
 import type { CryptoPayments } from './providers/crypto/crypto-payments.ts';
 import type { MailTransports } from './providers/mail/transport.ts';
 import { createMailTransports } from './providers/mail/transports.ts';
@@ -28,8 +29,11 @@ export interface AppContext {
   readonly mail: MailTransports;
   /** Card sales (CARD_PROVIDER: Stripe at STRIPE_API_BASE); platform accounts hold the keys. */
   readonly cardPayments: CardPayments;
-  /** Crypto sales (CRYPTO_PROVIDER); undefined until a crypto provider is configured. */
-  readonly cryptoPayments: CryptoPayments | undefined;
+  /**
+   * Crypto sales (CRYPTO_PROVIDER): Coinbase Business payment links at COINBASE_BUSINESS_API_BASE,
+   * each call signed with the organization's own API key (modules/crypto-provider).
+   */
+  readonly cryptoPayments: CryptoPayments;
   /** POSTs to organizations' webhook endpoints, refusing private addresses unless allowed. */
   readonly webhooks: WebhookSender;
   /**
@@ -59,7 +63,7 @@ export function createAppContext(config: Config, db: Kysely<Database>, logger: L
     chain: createChainClients(),
     mail: createMailTransports(config, db, keyring),
     cardPayments: createStripeCardPayments({ apiBase: config.card.stripeApiBase }),
-    cryptoPayments: undefined,
+    cryptoPayments: createCoinbasePayments(config.cryptoProvider.apiBase),
     webhooks: createWebhookSender({ allowPrivateUrls: config.webhooks.allowPrivateUrls }),
     credentials: new CredentialCache(config.authCacheTtlSeconds),
   };

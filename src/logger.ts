@@ -60,6 +60,9 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
         '*.connect_webhook_endpoint_secret',
         '*.client_secret',
         'req.headers["stripe-signature"]',
+        // The crypto provider's CDP API key and webhook secret (PUT /v1/crypto-provider bodies).
+        '*.api_key_secret',
+        '*.webhook_secret',
         'config.secretKey',
         'config.databaseUrl',
         'config.smtpUrl',

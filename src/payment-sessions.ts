@@ -1,4 +1,5 @@
 import { cardPaymentSessions } from './modules/card-provider/card-payment-sessions.ts';
+import { cryptoPaymentSessions } from './modules/crypto-provider/crypto-payment-sessions.ts';
 import type {
   ExternalPaymentProvider,
   PaymentSessions,
@@ -11,4 +12,5 @@ import type {
  */
 export const paymentSessions: Partial<Record<ExternalPaymentProvider, PaymentSessions>> = {
   CARD_PROVIDER: cardPaymentSessions,
+  CRYPTO_PROVIDER: cryptoPaymentSessions,
 };

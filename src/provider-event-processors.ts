@@ -1,4 +1,5 @@
 import { processCardEvent } from './modules/card-provider/card-events.ts';
+import { processCryptoEvent } from './modules/crypto-provider/crypto-events.ts';
 import type { ProviderEventProcessor } from './modules/provider-events/provider-events.service.ts';
 
 /**
@@ -9,4 +10,5 @@ export const providerEventProcessors: Partial<
   Record<'card-provider' | 'crypto-provider', ProviderEventProcessor>
 > = {
   'card-provider': processCardEvent,
+  'crypto-provider': processCryptoEvent,
 };

@@ -44,6 +44,7 @@ const UNCHECKED: Record<string, readonly string[]> = {
   // gasStrategy.type inside the JSON config.
   'networks.config': enums.GAS_STRATEGY_TYPES,
   'webhook_events.type': enums.WEBHOOK_EVENT_TYPES,
+  'crypto_provider_configs.network': enums.CRYPTO_PROVIDER_NETWORKS,
 };
 
 interface Check {

@@ -120,12 +120,12 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('declares a request body schema for every POST and PATCH that takes one', () => {
+  it('declares a request body schema for every POST, PUT and PATCH that takes one', () => {
     const routes = registeredRoutes(env.app);
     for (const { method, path, op } of operations) {
       const where = `${method} ${path}`;
       const route = routes.find((r) => r.method === method && r.url === path.replace(/\{(\w+)\}/g, ':$1'));
-      if (method !== 'POST' && method !== 'PATCH') {
+      if (method !== 'POST' && method !== 'PUT' && method !== 'PATCH') {
         assert.equal(op.requestBody, undefined, `${where} documents a body`);
         continue;
       }

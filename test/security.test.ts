@@ -52,6 +52,7 @@ const PUBLIC_ROUTES = [
   'POST /v1/public/email-claims/:claim_token/verify',
   'POST /v1/public/purchase-intents',
   'POST /v1/webhooks/card-provider/:platform_card_provider_account_id',
+  'POST /v1/webhooks/crypto-provider/:organization_id',
 ];
 
 interface Tenant {

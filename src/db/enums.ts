@@ -144,3 +144,16 @@ export const MINT_VOUCHER_STATUSES = ['PENDING', 'REDEEMED', 'EXPIRED', 'CANCELL
 
 /** mint_vouchers.holder_kind: what the voucher delivers (an email claim or a purchase intent). */
 export const VOUCHER_HOLDER_KINDS = ['EMAIL_CLAIM', 'PURCHASE_INTENT'] as const;
+
+/**
+ * crypto_provider_configs.network (no CHECK): the networks a Coinbase Business payment link is
+ * paid on, as the Payment Link API names them; `base` is its default.
+ */
+export const CRYPTO_PROVIDER_NETWORKS = [
+  'base',
+  'ethereum',
+  'arbitrum',
+  'optimism',
+  'polygon',
+  'solana',
+] as const;

@@ -701,6 +701,7 @@ export interface Database {
   card_provider_platform_accounts: CardProviderPlatformAccountsTable;
   organization_card_provider_accounts: OrganizationCardProviderAccountsTable;
   card_provider_connected_accounts: CardProviderConnectedAccountsTable;
+  crypto_provider_configs: CryptoProviderConfigsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -769,3 +770,16 @@ export type EmailClaimRow = Selectable<EmailClaimsTable>;
 export type ListingRow = Selectable<ListingsTable>;
 export type PurchaseIntentRow = Selectable<PurchaseIntentsTable>;
 export type MintVoucherRow = Selectable<MintVouchersTable>;
+
+/** An organization's crypto provider (see migrations/0014_crypto_provider.ts); secrets encrypted. */
+export interface CryptoProviderConfigsTable {
+  organization_id: string;
+  api_key_id: string;
+  api_key_secret_encrypted: string;
+  webhook_secret_encrypted: string;
+  network: string;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export type CryptoProviderConfigRow = Selectable<CryptoProviderConfigsTable>;

@@ -229,7 +229,7 @@ describe('listings', () => {
       );
     });
 
-    it('answers NOT_READY for card and crypto providers, which cannot be set up yet', async () => {
+    it('answers NOT_READY for card and crypto providers the organization has not set up', async () => {
       const c = await collection();
       const [item] = await items(c, 1);
       assertError(

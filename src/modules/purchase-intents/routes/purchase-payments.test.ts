@@ -142,7 +142,7 @@ describe('purchase intents paid at a provider (card, crypto)', () => {
       assert.equal(await held(listing.id), 0);
     });
 
-    it('refuses a provider the service does not have (422 CRYPTO_PROVIDER_NOT_READY) before holding anything', async () => {
+    it('refuses a provider the organization has not set up (422 CRYPTO_PROVIDER_NOT_READY) before holding anything', async () => {
       const listing = await cardListing();
       await db()
         .updateTable('listings')
