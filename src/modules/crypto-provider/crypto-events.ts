@@ -1,18 +1,14 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Kysely } from 'kysely';
-import { ROLE_PERMISSIONS } from '../../access/permissions.ts';
-import type { Principal } from '../../access/principal.ts';
 import type { Deps } from '../../context.ts';
 import type { Database, Executor } from '../../db/database.ts';
-import { ApiError } from '../../http/errors.ts';
 import { UUID_PATTERN } from '../../lib/ids.ts';
 import {
   type ProviderEventProcessor,
   receiveProviderEvent,
 } from '../provider-events/provider-events.service.ts';
-import type { PurchaseIntent } from '../purchase-intents/purchase-intents.schemas.ts';
 import {
-  getPurchaseIntent,
+  purchaseIntentOwner,
   recordPayment,
   recordPaymentClosed,
 } from '../purchase-intents/purchase-intents.service.ts';
@@ -138,47 +134,27 @@ export const processCryptoEvent: ProviderEventProcessor = async (db, deps, row) 
 };
 
 /**
- * The purchase intent the event's link belongs to, read as the URL's organization would: another
- * organization's intent is not found. Undefined unless it is a CRYPTO_PROVIDER intent whose
- * stored link id is the event's.
+ * The purchase intent the event's link belongs to: its id, when it is a CRYPTO_PROVIDER intent of
+ * the URL's organization whose stored link id is the event's; otherwise undefined (another
+ * organization's intent is treated as unknown).
  */
 async function intentOfLink(
   db: Executor,
   organizationId: string,
   event: PaymentLinkEvent,
-): Promise<PurchaseIntent | undefined> {
+): Promise<{ id: string } | undefined> {
   const metadata = event.metadata;
   const intentId =
     typeof metadata === 'object' && metadata !== null
       ? (metadata as Record<string, unknown>).purchase_intent_id
       : undefined;
   if (typeof intentId !== 'string' || !new RegExp(UUID_PATTERN).test(intentId)) return undefined;
-  let intent: PurchaseIntent;
-  try {
-    intent = await getPurchaseIntent(db, webhookPrincipal(organizationId), intentId);
-  } catch (error) {
-    if (error instanceof ApiError && error.code === 'NOT_FOUND') return undefined;
-    throw error;
-  }
-  if (intent.payment_provider !== 'CRYPTO_PROVIDER' || intent.crypto_provider_charge_id !== event.id)
+  const owner = await purchaseIntentOwner(db, intentId);
+  if (
+    owner?.organizationId !== organizationId ||
+    owner.provider !== 'CRYPTO_PROVIDER' ||
+    owner.reference !== event.id
+  )
     return undefined;
-  return intent;
-}
-
-/**
- * The organization's webhook reads its intents with the organization's own access (an ORG_ADMIN's
- * reads): purchase intents answer another organization's as NOT_FOUND.
- */
-function webhookPrincipal(organizationId: string): Principal {
-  return {
-    userId: '',
-    email: '',
-    organizationId,
-    role: 'ORG_ADMIN',
-    permissions: new Set(ROLE_PERMISSIONS.ORG_ADMIN.filter((p) => p.endsWith(':read'))),
-    via: 'api_key',
-    apiKeyId: undefined,
-    mfaEnabled: false,
-    organizationMfaRequired: false,
-  };
+  return { id: intentId };
 }

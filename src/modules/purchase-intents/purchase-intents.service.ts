@@ -456,18 +456,32 @@ export async function confirmPurchaseIntent(
 }
 
 /**
- * The organization a purchase intent belongs to and the provider account its session was opened
- * on (its data's account_id, for card sessions): what a provider's event about it is checked
- * against. Undefined for an unknown intent.
+ * What a provider's event about a purchase intent is checked against: the organization it belongs
+ * to, its payment provider and session (the reference stored when the session opened), and the
+ * provider account the session was opened on (its data's account_id, for card sessions).
+ * Undefined for an unknown intent.
  */
 export async function purchaseIntentOwner(
   db: Executor,
   id: string,
-): Promise<{ organizationId: string; accountId: string | null } | undefined> {
+): Promise<
+  | {
+      organizationId: string;
+      provider: PaymentProvider;
+      reference: string | null;
+      accountId: string | null;
+    }
+  | undefined
+> {
   const intent = await repo.findIntent(db, id);
   if (!intent) return undefined;
   const account = (intent.data as { account_id?: unknown } | null)?.account_id;
-  return { organizationId: intent.organization_id, accountId: typeof account === 'string' ? account : null };
+  return {
+    organizationId: intent.organization_id,
+    provider: intent.payment_provider,
+    reference: paymentReferenceOf(intent),
+    accountId: typeof account === 'string' ? account : null,
+  };
 }
 
 /** A payment the provider reports: which provider, its session, and what was paid. */
