@@ -4,16 +4,13 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { type Address, getAddress, parseAbi } from 'viem';
-import type { ListingRow, PurchaseIntentRow } from '../../src/db/schema.ts';
 import { freePort } from '../../src/lib/net.ts';
-import { recordPayment } from '../../src/modules/purchase-intents/purchase-intents.service.ts';
 import { expireIntentWithProvider } from '../../src/modules/purchase-intents/purchase-payments.service.ts';
-import { paymentSessions } from '../../src/payment-sessions.ts';
 import { voucherRedemptionHandlers } from '../../src/voucher-holders.ts';
 import { type FlowTest, setupFlowTest } from '../chain/flow.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { createPlatformAccount, PLATFORM_KEYS, setUpCardProvider } from '../support/card-provider.ts';
-import { TestPaymentProvider } from '../support/payment-sessions.ts';
+import { type CoinbaseStandin, newCdpKey, startCoinbaseStandin } from '../support/coinbase-standin.ts';
 import { createListing, createPaidListing, randomAddress } from '../support/sales.ts';
 import { type StripeStandin, startStripeStandin } from '../support/stripe-standin.ts';
 import { insertItems } from '../support/token-requests.ts';
@@ -21,35 +18,6 @@ import { insertItems } from '../support/token-requests.ts';
 const ERC721 = parseAbi(['function ownerOf(uint256 tokenId) view returns (address)']);
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts');
 const PRICE = 20_000_000_000_000_000n; // 0.02 ETH
-
-/**
- * An in-memory crypto provider (test/support/payment-sessions.ts) whose sessions answer the data
- * the page needs: a payment link on this origin. (Card sales go through the real card provider and
- * the Stripe stand-in.)
- */
-function installPageProviders(base: () => string) {
-  class PageProvider extends TestPaymentProvider {
-    override async open(db: unknown, deps: unknown, intent: PurchaseIntentRow, listing: ListingRow) {
-      const { reference } = await super.open(db, deps, intent, listing);
-      const data = {
-        payment_link_id: reference,
-        url: `${base()}/__coinbase/pay/${reference}`,
-        expires_at: intent.expiration,
-      };
-      return { reference, data: { session: reference, ...data } };
-    }
-  }
-  const previous = { ...paymentSessions };
-  const cryptoPayments = new PageProvider('CRYPTO_PROVIDER');
-  paymentSessions.CRYPTO_PROVIDER = cryptoPayments;
-  return {
-    cryptoPayments,
-    restoreProviders() {
-      if (previous.CRYPTO_PROVIDER) paymentSessions.CRYPTO_PROVIDER = previous.CRYPTO_PROVIDER;
-      else delete paymentSessions.CRYPTO_PROVIDER;
-    },
-  };
-}
 
 /** What the injected wallet (window.ethereum) was asked, and how it answers. */
 interface WalletLog {
@@ -74,8 +42,8 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
   let voucherCollection: { id: string; address: Address };
   let nextTokenId = 1n;
   const foreign: string[] = [];
-  const { cryptoPayments, restoreProviders } = installPageProviders(() => base);
   let stripe: StripeStandin;
+  let coinbase: CoinbaseStandin;
   let connectedAccount: string;
 
   before(async () => {
@@ -86,8 +54,27 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
       secretKeys: [PLATFORM_KEYS.secretKey],
       publishableKeys: [PLATFORM_KEYS.publishableKey],
     });
-    t = await setupFlowTest({ PUBLIC_BASE_URL: base, STRIPE_API_BASE: stripe.url });
+    coinbase = await startCoinbaseStandin();
+    t = await setupFlowTest({
+      PUBLIC_BASE_URL: base,
+      STRIPE_API_BASE: stripe.url,
+      COINBASE_BUSINESS_API_BASE: coinbase.url,
+    });
     await t.env.app.listen({ port, host: '127.0.0.1' });
+    // Crypto sales: the organization's CDP key and payment-link webhook subscription, whose signed
+    // events the stand-in POSTs to the service.
+    const key = newCdpKey();
+    coinbase.registerKey(key);
+    const crypto = await t.env.call('PUT', '/v1/crypto-provider', {
+      token: t.admin.token,
+      body: {
+        api_key_id: key.apiKeyId,
+        api_key_secret: key.privateKeyPem,
+        webhook_secret: 'whsec-checkout-0123456789',
+      },
+    });
+    assert.equal(crypto.statusCode, 200, crypto.body);
+    coinbase.subscribe(key.apiKeyId, { url: crypto.json().webhook_url, secret: 'whsec-checkout-0123456789' });
     // Card sales: the organization's Standard account set up at the stand-in, whose signed events
     // reach the service's webhook over HTTP.
     const platformId = await createPlatformAccount(t.env);
@@ -114,10 +101,10 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
     browser = await launchBrowser();
   });
   after(async () => {
-    restoreProviders();
     await browser?.close();
     await t?.close();
     await stripe?.close();
+    await coinbase?.close();
   });
 
   /** `count` locked, unminted items of the collection, listed with `body`; answers the listing. */
@@ -137,6 +124,8 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
     wallet?: { account: Address; log: WalletLog },
     /** Collects the requests to Stripe.js (allowed when paying by card) instead of failing. */
     stripeLoads?: string[],
+    /** Collects the pages of the payment link the buyer is sent to (paying by crypto). */
+    linkPages?: string[],
   ): Promise<{
     context: BrowserContext;
     page: Page;
@@ -182,6 +171,7 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
       const url = request.url();
       if (url.startsWith('data:')) return;
       if (stripeLoads && new URL(url).origin === 'https://js.stripe.com') stripeLoads.push(url);
+      else if (linkPages && new URL(url).origin === coinbase.url) linkPages.push(url);
       else if (new URL(url).origin !== base) foreign.push(url);
     });
     page.on('pageerror', (error) => foreign.push(`page error: ${error.message}`));
@@ -489,9 +479,9 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
   /**
    * A card and crypto sale (USD 12.50) through the real API: card sessions are PaymentIntents of
    * the real card provider at the Stripe stand-in, paid through a fake Stripe.js that calls the
-   * stand-in's confirm, whose signed event confirms the intent; crypto sessions come from an
-   * in-memory provider behind the payment-session seam, its payment reported by recordPayment
-   * (what its signed event leads to). Either way the token is delivered on chain.
+   * stand-in's confirm, whose signed event confirms the intent; crypto sessions are payment links
+   * of the real crypto provider at the Coinbase stand-in, paid on its hosted page, whose signed
+   * event confirms the intent. Either way the token is delivered.
    */
   async function paidSale() {
     const { listing, items } = await listed(freeCollection.id, 1, {
@@ -500,19 +490,6 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
       payment_providers: ['CARD_PROVIDER', 'CRYPTO_PROVIDER'],
     });
     return { listing, item: items[0]! };
-  }
-  /** The crypto provider reports the payment of the intent's session (its event, processed). */
-  async function providerPaid(provider: 'CRYPTO_PROVIDER', intentId: string) {
-    cryptoPayments.pay(intentId);
-    const outcome = await t.env.database.db.transaction().execute((tx) =>
-      recordPayment(tx, t.env.ctx, intentId, {
-        provider,
-        reference: `session_${intentId}`,
-        amount: 1250n,
-        currency: 'USD',
-      }),
-    );
-    assert.equal(outcome, 'CONFIRMED');
   }
   const ownerOf = (tokenId: string) =>
     t.chain.publicClient.readContract({
@@ -703,31 +680,28 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
   });
 
   it('crypto: sent to the payment link, paid there, back to the status view, the claim mailed', async () => {
-    const { context, page } = await openPage();
+    const linkPages: string[] = [];
+    const { context, page } = await openPage(undefined, undefined, linkPages);
     const { listing } = await paidSale();
-    // The payment link's page (its URL is on this origin here): paying it reports the payment.
-    await page.route('**/__coinbase/pay/*', (route) =>
-      route.fulfill({
-        contentType: 'text/html',
-        body: '<!doctype html><title>Pay with USDC</title><h1>Pay 12.50 USDC</h1><a href="paid">Pay</a>',
-      }),
-    );
-    await page.route('**/__coinbase/pay/paid', async (route) => {
-      const [intent] = await intentsOf(listing.id);
-      await providerPaid('CRYPTO_PROVIDER', intent!.id);
-      // The hosted page sends the buyer back to the shop: the checkout, which offers the status.
-      return route.fulfill({ status: 303, headers: { location: `${base}/checkout/${listing.id}` } });
-    });
     await page.goto(`${base}/checkout/${listing.id}`);
     await page.getByLabel('Crypto (USDC, through a payment link)').check();
     const email = 'crypto.buyer@example.test';
     await page.getByLabel('Your email').fill(email);
     await page.getByRole('button', { name: 'Continue to payment' }).click();
-    await page.getByRole('heading', { name: 'Pay 12.50 USDC' }).waitFor();
+    // The payment link's hosted page (the Coinbase stand-in's), for the listing's price in USDC.
+    await page.getByRole('heading', { name: /^Pay 12\.50 USDC/ }).waitFor();
     const [intent] = await intentsOf(listing.id);
     assert.equal(intent!.payment_provider, 'CRYPTO_PROVIDER');
-    assert.equal(page.url(), `${base}/__coinbase/pay/session_${intent!.id}`);
-    await page.getByRole('link', { name: 'Pay' }).click();
+    assert.equal(page.url(), `${coinbase.url}/pay/${intent!.crypto_provider_charge_id}`);
+    // Paying there sends the signed payment_link.payment.success event to the service.
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await page
+      .locator('#result')
+      .getByText(/^Paid; the merchant answered 200\./)
+      .waitFor();
+    assert.ok(linkPages.length > 0);
+    // Back at the shop: the checkout offers this tab's purchase, followed to delivery.
+    await page.goto(`${base}/checkout/${listing.id}`);
     await page.getByRole('link', { name: 'follow it' }).click();
     await heading(page, 'Done: your purchase is delivered');
     assert.equal(page.url(), `${base}/checkout/${listing.id}/status?intent=${intent!.id}`);
