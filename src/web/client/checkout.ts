@@ -1,5 +1,6 @@
 import { encodeFunctionData, getAddress, type Hex, parseAbi, toHex } from 'viem';
 import { checkAddress } from './address.ts';
+import { isFailure, requestJson } from './api.ts';
 
 /**
  * The hosted checkout's script (bundled by src/web/assets.ts), for both of its pages: the form
@@ -63,13 +64,6 @@ interface Created {
   data: Record<string, unknown> | null;
 }
 
-interface ApiFailure {
-  status: number;
-  code: string;
-  detail: string;
-  retryAfter: number | null;
-}
-
 /** An EIP-1193 provider, as browser wallets inject it. */
 interface Eip1193 {
   request(args: { method: string; params?: unknown[] }): Promise<unknown>;
@@ -128,50 +122,6 @@ function setError(id: string, text: string | null, field?: HTMLElement): void {
     if (text === null) field.removeAttribute('aria-invalid');
     else field.setAttribute('aria-invalid', 'true');
   }
-}
-
-async function api<T>(
-  method: 'GET' | 'POST' | 'DELETE',
-  path: string,
-  options: { body?: unknown; headers?: Record<string, string> } = {},
-): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
-  const init: RequestInit = { method, headers, cache: 'no-store' };
-  if (options.body !== undefined) {
-    headers['content-type'] = 'application/json';
-    init.body = JSON.stringify(options.body);
-  }
-  let response: Response;
-  try {
-    response = await fetch(path, init);
-  } catch {
-    throw {
-      status: 0,
-      code: 'NETWORK',
-      detail: 'the service could not be reached',
-      retryAfter: null,
-    } satisfies ApiFailure;
-  }
-  const text = await response.text();
-  let json: unknown = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    // Not JSON (a proxy's error page): the status says enough.
-  }
-  if (response.ok) return json as T;
-  const error = (json as { error?: { code?: string; detail?: string } } | null)?.error;
-  const retryAfter = Number(response.headers.get('retry-after'));
-  throw {
-    status: response.status,
-    code: error?.code ?? 'UNKNOWN',
-    detail: error?.detail ?? `the service answered ${response.status}`,
-    retryAfter: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
-  } satisfies ApiFailure;
-}
-
-function isFailure(error: unknown): error is ApiFailure {
-  return typeof error === 'object' && error !== null && 'code' in error && 'status' in error;
 }
 
 /** An API error as a buyer can act on it. */
@@ -389,7 +339,7 @@ async function onSubmit(event: SubmitEvent): Promise<void> {
     form.idempotencyKey ??= crypto.randomUUID();
     let created: Created;
     try {
-      created = await api<Created>('POST', '/v1/public/purchase-intents', {
+      created = await requestJson<Created>('POST', '/v1/public/purchase-intents', {
         body: { listing_id: listingId, quantity: values.quantity, provider: chosen, buyer },
         headers: { 'idempotency-key': form.idempotencyKey },
       });
@@ -466,7 +416,7 @@ async function startCheckout(): Promise<void> {
   formElement.addEventListener('submit', (e) => void onSubmit(e as SubmitEvent));
   showProviderFields();
   try {
-    form.listing = await api<Listing>('GET', `/v1/public/listings/${encodeURIComponent(listingId)}`);
+    form.listing = await requestJson<Listing>('GET', `/v1/public/listings/${encodeURIComponent(listingId)}`);
   } catch (error) {
     formError(failureText(error));
   }
@@ -734,7 +684,7 @@ async function onCardSubmit(event: SubmitEvent): Promise<void> {
 }
 
 async function readIntent(): Promise<Intent> {
-  return api<Intent>('GET', `/v1/public/purchase-intents/${encodeURIComponent(status.intentId)}`, {
+  return requestJson<Intent>('GET', `/v1/public/purchase-intents/${encodeURIComponent(status.intentId)}`, {
     headers: { 'x-client-token': status.stored?.token ?? '' },
   });
 }
@@ -771,7 +721,7 @@ async function cancel(): Promise<void> {
   button.disabled = true;
   announce('Cancelling…');
   try {
-    await api('DELETE', `/v1/public/purchase-intents/${encodeURIComponent(status.intentId)}`, {
+    await requestJson('DELETE', `/v1/public/purchase-intents/${encodeURIComponent(status.intentId)}`, {
       headers: { 'x-client-token': status.stored?.token ?? '' },
     });
   } catch (error) {

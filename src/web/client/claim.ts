@@ -1,5 +1,6 @@
 import { english, generateMnemonic, mnemonicToAccount } from 'viem/accounts';
 import { checkAddress } from './address.ts';
+import { isFailure, requestJson } from './api.ts';
 import { encryptKeystore } from './keystore.ts';
 
 /**
@@ -36,13 +37,6 @@ interface Claim {
   pin: null | { sent_at: string; expires_at: string; tries_left: number };
   delivery: Delivery | null;
   voucher: unknown;
-}
-
-interface ApiFailure {
-  status: number;
-  code: string;
-  detail: string;
-  retryAfter: number | null;
 }
 
 type Step =
@@ -136,43 +130,8 @@ function details(id: string, rows: [string, string | number | null | undefined][
   }
 }
 
-async function api<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const init: RequestInit = { method, headers: { accept: 'application/json' }, cache: 'no-store' };
-  if (body !== undefined) {
-    init.headers = { accept: 'application/json', 'content-type': 'application/json' };
-    init.body = JSON.stringify(body);
-  }
-  let response: Response;
-  try {
-    response = await fetch(`${base}${path}`, init);
-  } catch {
-    throw {
-      status: 0,
-      code: 'NETWORK',
-      detail: 'the service could not be reached',
-      retryAfter: null,
-    } satisfies ApiFailure;
-  }
-  const text = await response.text();
-  let json: unknown = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    // Not JSON (a proxy's error page): the status says enough.
-  }
-  if (response.ok) return json as T;
-  const error = (json as { error?: { code?: string; detail?: string } } | null)?.error;
-  const retryAfter = Number(response.headers.get('retry-after'));
-  throw {
-    status: response.status,
-    code: error?.code ?? 'UNKNOWN',
-    detail: error?.detail ?? `the service answered ${response.status}`,
-    retryAfter: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
-  } satisfies ApiFailure;
-}
-
-function isFailure(error: unknown): error is ApiFailure {
-  return typeof error === 'object' && error !== null && 'code' in error && 'status' in error;
+function api<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  return requestJson<T>(method, `${base}${path}`, { body });
 }
 
 function fail(error: unknown): void {
