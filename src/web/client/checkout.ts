@@ -1,6 +1,7 @@
 import { encodeFunctionData, getAddress, type Hex, parseAbi, toHex } from 'viem';
 import { checkAddress } from './address.ts';
 import { isFailure, requestJson } from './api.ts';
+import { $, announce, input, setError } from './dom.ts';
 
 /**
  * The hosted checkout's script (bundled by src/web/assets.ts), for both of its pages: the form
@@ -99,30 +100,6 @@ const STRIPE_JS = 'https://js.stripe.com/v3';
 
 const main = document.querySelector<HTMLElement>('main.checkout');
 const listingId = main?.dataset.listingId ?? '';
-
-function $(id: string): HTMLElement {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`#${id} missing from the page`);
-  return element;
-}
-const input = (id: string) => $(id) as HTMLInputElement;
-
-function announce(text: string, quiet = false): void {
-  const status = $('status');
-  status.classList.toggle('quiet', quiet);
-  status.textContent = text;
-}
-
-function setError(id: string, text: string | null, field?: HTMLElement): void {
-  const element = $(id);
-  element.hidden = text === null;
-  // Errors are words ("Error: …"), not a colour alone.
-  element.textContent = text === null ? '' : `Error: ${text}`;
-  if (field) {
-    if (text === null) field.removeAttribute('aria-invalid');
-    else field.setAttribute('aria-invalid', 'true');
-  }
-}
 
 /** An API error as a buyer can act on it. */
 export function failureText(error: unknown): string {

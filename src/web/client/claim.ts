@@ -1,6 +1,7 @@
 import { english, generateMnemonic, mnemonicToAccount } from 'viem/accounts';
 import { checkAddress } from './address.ts';
 import { isFailure, requestJson } from './api.ts';
+import { $, announce, input, setError } from './dom.ts';
 import { encryptKeystore } from './keystore.ts';
 
 /**
@@ -75,23 +76,6 @@ const state: {
   address: string | null;
 } = { claim: null, pinSentAt: null, pin: '', address: null };
 
-function $(id: string): HTMLElement {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`#${id} missing from the page`);
-  return element;
-}
-const input = (id: string) => $(id) as HTMLInputElement;
-
-/**
- * Says `text` in the live region. A step's own change is announced `quiet` (read out, not shown:
- * the step shows it already); progress and problems outside a step are shown too.
- */
-function announce(text: string, quiet = false): void {
-  const status = $('status');
-  status.classList.toggle('quiet', quiet);
-  status.textContent = text;
-}
-
 function show(step: Step, message?: string): void {
   for (const section of document.querySelectorAll<HTMLElement>('section[data-step]'))
     section.hidden = section.dataset.step !== step;
@@ -99,17 +83,6 @@ function show(step: Step, message?: string): void {
   const heading = document.getElementById(`step-${step}`);
   announce(message ?? heading?.textContent ?? '', true);
   heading?.focus();
-}
-
-function setError(id: string, text: string | null, field?: HTMLInputElement): void {
-  const element = $(id);
-  element.hidden = text === null;
-  // Errors are words ("Error: …"), not a colour alone.
-  element.textContent = text === null ? '' : `Error: ${text}`;
-  if (field) {
-    if (text === null) field.removeAttribute('aria-invalid');
-    else field.setAttribute('aria-invalid', 'true');
-  }
 }
 
 function fill(field: string, text: string): void {
