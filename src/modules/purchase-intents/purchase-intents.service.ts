@@ -15,7 +15,7 @@ import type {
 import { ApiError } from '../../http/errors.ts';
 import { checkedAddress } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
-import { hitRateLimit, type RateLimit } from '../../http/rate-limit.ts';
+import { hitRateLimits, type RateLimit } from '../../http/rate-limit.ts';
 import { iso } from '../../http/schemas.ts';
 import { enqueue } from '../../jobs/enqueue.ts';
 import { randomToken, uuidv7 } from '../../lib/ids.ts';
@@ -183,10 +183,16 @@ export async function limitPurchaseIntents(
   body: CreatePurchaseIntentBody,
   ip: string,
 ): Promise<void> {
-  await hitRateLimit(db, LIMITS.perIp, ip);
   const buyer = buyerOf(body);
-  if (buyer.email !== null) await hitRateLimit(db, LIMITS.perBuyer, `email:${buyer.email.toLowerCase()}`);
-  if (buyer.ethAddress !== null) await hitRateLimit(db, LIMITS.perBuyer, `address:${buyer.ethAddress}`);
+  await hitRateLimits(db, [
+    { limit: LIMITS.perIp, subject: ip },
+    ...(buyer.email !== null
+      ? [{ limit: LIMITS.perBuyer, subject: `email:${buyer.email.toLowerCase()}` }]
+      : []),
+    ...(buyer.ethAddress !== null
+      ? [{ limit: LIMITS.perBuyer, subject: `address:${buyer.ethAddress}` }]
+      : []),
+  ]);
 }
 
 function fulfillmentMethodOf(provider: PaymentProvider, buyer: Buyer): FulfillmentMethod {
