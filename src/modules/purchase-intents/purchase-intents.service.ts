@@ -240,12 +240,7 @@ export async function createPurchaseIntent(
     listing.payment_providers.includes(body.provider) &&
     policyOf(listing).max_per_user === null;
   if (!lateHold) listing = await lockListingForSale(db, body.listing_id);
-  const notSelling = notSellingReason(listing);
-  if (notSelling !== undefined)
-    throw new ApiError(
-      'NOT_ELIGIBLE',
-      `the listing does not sell now (${notSelling.toLowerCase().replace('_', ' ')})`,
-    );
+  assertSelling(listing);
   const provider = body.provider;
   if (!listing.payment_providers.includes(provider))
     throw invalid('/provider', `the listing sells through ${listing.payment_providers.join(', ')}`);
@@ -337,14 +332,18 @@ export async function createPurchaseIntent(
  */
 async function takeLateHold(db: Executor, listingId: string, quantity: number): Promise<void> {
   if (await addHold(db, listingId, quantity, { onlyActive: true })) return;
-  const listing = await findListingForSale(db, listingId);
+  assertSelling(await findListingForSale(db, listingId));
+  throw new ApiError('INSUFFICIENT_SUPPLY', `fewer than ${quantity} units are available`);
+}
+
+/** 422 NOT_ELIGIBLE unless the listing sells now (ACTIVE, inside its window). */
+function assertSelling(listing: ListingRow): void {
   const notSelling = notSellingReason(listing);
   if (notSelling !== undefined)
     throw new ApiError(
       'NOT_ELIGIBLE',
       `the listing does not sell now (${notSelling.toLowerCase().replace('_', ' ')})`,
     );
-  throw new ApiError('INSUFFICIENT_SUPPLY', `fewer than ${quantity} units are available`);
 }
 
 /**
@@ -415,18 +414,11 @@ export async function confirmPurchaseIntent(
   db: Executor,
   _deps: Deps,
   id: string,
-  reference: { cardProviderPaymentIntentId?: string; cryptoProviderChargeId?: string } = {},
+  session?: { provider: ExternalPaymentProvider; reference: string },
 ): Promise<ConfirmOutcome> {
   const intent = await repo.lockIntent(db, id);
   if (!intent) throw new ApiError('NOT_FOUND', 'purchase intent not found');
-  const references = {
-    ...(reference.cardProviderPaymentIntentId !== undefined && {
-      card_provider_payment_intent_id: reference.cardProviderPaymentIntentId,
-    }),
-    ...(reference.cryptoProviderChargeId !== undefined && {
-      crypto_provider_charge_id: reference.cryptoProviderChargeId,
-    }),
-  };
+  const references = session ? referenceColumns(session.provider, session.reference) : {};
   switch (intent.status) {
     case 'CONFIRMED':
       return 'ALREADY_CONFIRMED';
@@ -502,7 +494,7 @@ export interface ReportedPayment {
 
 export type PaymentOutcome = 'CONFIRMED' | 'DUPLICATE' | 'UNRESOLVED' | 'MISMATCH' | 'UNKNOWN';
 
-/** The provider's session id stored on the intent (null until the session was opened). */
+/** The provider's session id stored on the intent: null until it opened, and for intents paid without one. */
 export function paymentReferenceOf(intent: PurchaseIntentRow): string | null {
   if (intent.payment_provider === 'CARD_PROVIDER') return intent.card_provider_payment_intent_id;
   if (intent.payment_provider === 'CRYPTO_PROVIDER') return intent.crypto_provider_charge_id;
@@ -551,11 +543,7 @@ export async function recordPayment(
     return 'MISMATCH';
   }
   if (intent.status === 'CONFIRMED' || intent.status === 'UNRESOLVED') return 'DUPLICATE';
-  const references =
-    paid.provider === 'CARD_PROVIDER'
-      ? { cardProviderPaymentIntentId: paid.reference }
-      : { cryptoProviderChargeId: paid.reference };
-  const outcome = await confirmPurchaseIntent(db, deps, intentId, references);
+  const outcome = await confirmPurchaseIntent(db, deps, intentId, paid);
   if (outcome === 'UNRESOLVED')
     deps.logger.warn(
       { purchaseIntentId: intentId },
@@ -762,8 +750,7 @@ async function endHold(
   status: 'EXPIRED' | 'CANCELLED',
 ): Promise<void> {
   await repo.updateIntent(db, intent.id, { status });
-  if (isExternalPaymentProvider(intent.payment_provider) && paymentReferenceOf(intent) !== null)
-    await enqueueSessionCancel(db, intent.id);
+  if (paymentReferenceOf(intent) !== null) await enqueueSessionCancel(db, intent.id);
   const listing = await lockListingForSale(db, intent.listing_id);
   await releaseHold(db, listing.id, intent.quantity);
   if (intent.item_ids.length > 0) await returnItems(db, intent, listing);
@@ -812,8 +799,7 @@ export async function cancelPendingIntentsOfListing(db: Executor, listingId: str
     }
     await repo.updateIntent(db, intent.id, { status: 'CANCELLED', item_ids: [] });
     await releaseReservations(db, intent.id);
-    if (isExternalPaymentProvider(intent.payment_provider) && paymentReferenceOf(intent) !== null)
-      await enqueueSessionCancel(db, intent.id);
+    if (paymentReferenceOf(intent) !== null) await enqueueSessionCancel(db, intent.id);
   }
 }
 

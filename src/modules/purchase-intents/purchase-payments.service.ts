@@ -136,7 +136,7 @@ export async function expireDueIntents(db: Kysely<Database>, deps: Deps, batch =
 export async function cancelPaymentSession(db: Kysely<Database>, deps: Deps, id: string): Promise<void> {
   const intent = await repo.findIntent(db, id);
   if (!intent || (intent.status !== 'CANCELLED' && intent.status !== 'EXPIRED')) return;
-  if (!isExternalPaymentProvider(intent.payment_provider) || paymentReferenceOf(intent) === null) return;
+  if (paymentReferenceOf(intent) === null) return;
   await askProvider(db, deps, intent, { close: true });
 }
 
