@@ -13,10 +13,14 @@ import type { LoadResult } from './load.ts';
 const run = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SALES_SECONDS ?? 5);
 
-/** Load from its own process (bench/load-process.ts), so client and service do not share a CPU loop. */
-async function loadFrom(
-  spec: Record<string, unknown>,
-): Promise<LoadResult & { statuses: Record<string, number> }> {
+type Measured = LoadResult & { statuses: Record<string, number>; cpuPerRequest: number };
+
+/**
+ * Load from its own process (bench/load-process.ts), so client and service do not share a CPU
+ * loop, with the CPU time (µs) this process, which serves the requests, spent per request.
+ */
+async function loadFrom(spec: Record<string, unknown>): Promise<Measured> {
+  const before = process.cpuUsage();
   const { stdout } = await run(
     process.execPath,
     ['--import', 'tsx', 'bench/load-process.ts', JSON.stringify(spec)],
@@ -24,14 +28,16 @@ async function loadFrom(
       maxBuffer: 1 << 20,
     },
   );
-  return JSON.parse(stdout.trim().split('\n').at(-1)!);
+  const { user, system } = process.cpuUsage(before);
+  const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as Omit<Measured, 'cpuPerRequest'>;
+  return { ...result, cpuPerRequest: (user + system) / Math.max(1, result.requests) };
 }
 
-function line(name: string, result: LoadResult, baseline?: LoadResult): string {
+function line(name: string, result: Measured, baseline?: Measured): string {
   const ratios = baseline
     ? `  ${(result.perSecond / baseline.perSecond).toFixed(3)}× baseline req/s, p99 ${(result.p99Ms / baseline.p99Ms).toFixed(2)}× baseline`
     : '  (baseline)';
-  return `${name.padEnd(48)} ${result.perSecond.toFixed(0).padStart(6)}/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms${ratios}${result.errors ? `  ERRORS ${result.errors}` : ''}`;
+  return `${name.padEnd(48)} ${result.perSecond.toFixed(0).padStart(6)}/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  ${result.cpuPerRequest.toFixed(0)} µs CPU/req${ratios}${result.errors ? `  ERRORS ${result.errors}` : ''}`;
 }
 
 /**

@@ -18,51 +18,44 @@ export async function hitRateLimit(db: Executor, limit: RateLimit, subject: stri
 }
 
 /**
- * Several hits at once (a client address and a buyer), in one transaction whose commit does not
- * wait for the WAL to reach the disk: a counter need not outlive a crash of the database, and
- * a client address's bucket is one row every request of that address updates, so its lock is
- * then held for the update alone, not for a disk flush. Rows are updated in key order (no
- * deadlock between two requests hitting the same buckets); the first limit exceeded, in the
- * order given, is the one answered.
+ * Several hits at once (a client address and a buyer), counted by one statement. Outside a
+ * transaction its commit does not wait for the WAL to reach the disk: a counter need not outlive
+ * a crash of the database, and a client address's bucket is one row every request of that
+ * address updates, so its lock is then held for the update alone, not for a disk flush. Rows are
+ * written in key order (no deadlock between two requests hitting the same buckets); the first
+ * limit exceeded, in the order given, is the one answered.
  */
 export async function hitRateLimits(
   db: Executor,
   hits: readonly { limit: RateLimit; subject: string }[],
 ): Promise<void> {
   const keyed = hits.map((hit) => ({ ...hit, key: `${hit.limit.name}:${hit.subject}` }));
-  const ordered = [...keyed].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const count = async (executor: Executor) => {
-    const buckets = new Map<string, { hits: number; retry_after: number }>();
-    for (const hit of ordered) buckets.set(hit.key, await countHit(executor, hit.key, hit.limit));
-    return buckets;
-  };
-  const buckets = db.isTransaction
-    ? await count(db)
-    : await db.transaction().execute(async (tx) => {
-        await sql`SET LOCAL synchronous_commit = off`.execute(tx);
-        return count(tx);
-      });
+  const windows = new Map(keyed.map((hit) => [hit.key, hit.limit.windowSeconds]));
+  const keys = [...windows.keys()].sort();
+  const window = sql`(CASE b.key ${sql.join(
+    keys.map((key) => sql`WHEN ${key} THEN ${windows.get(key)}::int`),
+    sql` `,
+  )} END) * interval '1 second'`;
+  // set_config(…, true) lasts until the end of the statement's own transaction: its commit.
+  const asyncCommit = db.isTransaction
+    ? sql``
+    : sql`CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`;
+  const { rows } = await sql<{ key: string; hits: number; retry_after: number }>`
+    INSERT INTO rate_limit_buckets AS b (key, window_start, hits)
+    SELECT hit.key, now(), 1
+    FROM unnest(${keys}::text[]) WITH ORDINALITY AS hit(key, n) ${asyncCommit}
+    ORDER BY hit.n
+    ON CONFLICT (key) DO UPDATE SET
+      window_start = CASE WHEN b.window_start <= now() - ${window} THEN now() ELSE b.window_start END,
+      hits = CASE WHEN b.window_start <= now() - ${window} THEN 1 ELSE b.hits + 1 END
+    RETURNING b.key, b.hits, ceil(extract(epoch FROM (b.window_start + ${window} - now())))::int AS retry_after`.execute(
+    db,
+  );
+  const buckets = new Map(rows.map((row) => [row.key, row]));
   for (const hit of keyed) {
     const bucket = buckets.get(hit.key)!;
     if (bucket.hits > hit.limit.max) throw rateLimited(bucket.retry_after);
   }
-}
-
-async function countHit(
-  db: Executor,
-  key: string,
-  limit: RateLimit,
-): Promise<{ hits: number; retry_after: number }> {
-  const window = sql`${limit.windowSeconds} * interval '1 second'`;
-  const row = await sql<{ hits: number; retry_after: number }>`
-    INSERT INTO rate_limit_buckets AS b (key, window_start, hits) VALUES (${key}, now(), 1)
-    ON CONFLICT (key) DO UPDATE SET
-      window_start = CASE WHEN b.window_start <= now() - ${window} THEN now() ELSE b.window_start END,
-      hits = CASE WHEN b.window_start <= now() - ${window} THEN 1 ELSE b.hits + 1 END
-    RETURNING hits, ceil(extract(epoch FROM (window_start + ${window} - now())))::int AS retry_after`.execute(
-    db,
-  );
-  return row.rows[0]!;
 }
 
 /** Checks a limit without counting (for limits that only count failures). */

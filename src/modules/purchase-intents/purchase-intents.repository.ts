@@ -24,11 +24,12 @@ export interface NewPurchaseIntent {
   expiration: Date;
 }
 
-export async function insertIntent(db: Executor, intent: NewPurchaseIntent): Promise<void> {
-  await db
+export function insertIntent(db: Executor, intent: NewPurchaseIntent): Promise<PurchaseIntentRow> {
+  return db
     .insertInto('purchase_intents')
     .values({ ...intent, provider_price: JSON.stringify(intent.provider_price) })
-    .execute();
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export function findIntent(db: Executor, id: string): Promise<PurchaseIntentRow | undefined> {

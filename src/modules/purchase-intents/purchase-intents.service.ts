@@ -128,16 +128,21 @@ type IntentEventType =
 
 /**
  * A purchase_intent.* event, in the transaction of the change, with the intent as the admin API
- * shows it after the change. Each caller emits only on the transition itself, with the intent's
- * row locked, so a path that runs again (a confirmation seen twice, a job retried) emits nothing.
+ * shows it after the change (read only when an endpoint subscribes). Each caller emits only on the
+ * transition itself, with the intent's row locked, so a path that runs again (a confirmation seen
+ * twice, a job retried) emits nothing.
  */
-async function emitIntentEvent(db: Executor, id: string, type: IntentEventType): Promise<void> {
-  const row = (await repo.findIntent(db, id))!;
+async function emitIntentEvent(
+  db: Executor,
+  intent: string | Pick<PurchaseIntentRow, 'id' | 'organization_id'>,
+  type: IntentEventType,
+): Promise<void> {
+  const { id, organization_id } = typeof intent === 'string' ? (await repo.findIntent(db, intent))! : intent;
   await emitEvent(db, {
-    organizationId: row.organization_id,
+    organizationId: organization_id,
     type,
     resourceId: id,
-    data: toPurchaseIntent(row),
+    data: async () => toPurchaseIntent((await repo.findIntent(db, id))!),
   });
 }
 
@@ -230,7 +235,7 @@ export async function createPurchaseIntent(
   db: Executor,
   deps: Deps,
   body: CreatePurchaseIntentBody,
-): Promise<CreatedPurchaseIntent> {
+): Promise<NewPurchaseIntent> {
   // A card or crypto hold without a per-buyer cap takes the listing's row lock only with its last
   // statement (the conditional hold), so buyers of one listing queue on it for a statement and a
   // commit, not for the whole request; every other hold is checked under the lock.
@@ -276,7 +281,7 @@ export async function createPurchaseIntent(
   const id = uuidv7();
   const clientToken = randomToken();
   const price = providerPrice(listing, body.quantity);
-  await repo.insertIntent(db, {
+  const inserted = await repo.insertIntent(db, {
     id,
     organization_id: listing.organization_id,
     listing_id: listing.id,
@@ -294,12 +299,12 @@ export async function createPurchaseIntent(
   // purchase_intent.created shows the intent as created (a voucher's item assigned), before
   // an EMAIL_CLAIM sale's purchase_intent.confirmed.
   if (provider === 'EMAIL_CLAIM') {
-    await emitIntentEvent(db, id, 'purchase_intent.created');
+    await emitIntentEvent(db, inserted, 'purchase_intent.created');
     await confirmPurchaseIntent(db, deps, id);
   } else if (provider === 'MINT_VOUCHER') {
     // The voucher's watcher ends the hold when the voucher expires on chain.
     data = await issueVoucherFor(db, deps, id);
-    await emitIntentEvent(db, id, 'purchase_intent.created');
+    await emitIntentEvent(db, inserted, 'purchase_intent.created');
   } else {
     // CARD_PROVIDER, CRYPTO_PROVIDER: the provider's session is opened once this transaction has
     // committed (openPaymentSession), and purchase_intent.created follows it.
@@ -315,14 +320,28 @@ export async function createPurchaseIntent(
     if (lateHold) await takeLateHold(db, listing.id, body.quantity);
   }
   return {
-    id,
-    status: provider === 'EMAIL_CLAIM' ? 'CONFIRMED' : 'PENDING',
-    expiration: iso(expiration),
-    client_token: clientToken,
-    fulfillment_method: fulfillmentMethodOf(provider, buyer),
-    provider_price: price,
-    data,
+    answer: {
+      id,
+      status: provider === 'EMAIL_CLAIM' ? 'CONFIRMED' : 'PENDING',
+      expiration: iso(expiration),
+      client_token: clientToken,
+      fulfillment_method: fulfillmentMethodOf(provider, buyer),
+      provider_price: price,
+      data,
+    },
+    intent: inserted,
+    listing,
   };
+}
+
+/**
+ * A created intent: the answer to its buyer, and the rows it was made from (the listing as read
+ * before the hold), for opening its payment session without reading them again.
+ */
+export interface NewPurchaseIntent {
+  answer: CreatedPurchaseIntent;
+  intent: PurchaseIntentRow;
+  listing: ListingRow;
 }
 
 /**
@@ -580,9 +599,10 @@ export async function attachPaymentSession(
   db: Executor,
   intentId: string,
   session: PaymentSession,
-): Promise<boolean> {
+): Promise<{ attached: boolean; status: PurchaseIntentRow['status'] } | undefined> {
   const intent = await repo.lockIntent(db, intentId);
-  if (!intent || !isExternalPaymentProvider(intent.payment_provider)) return false;
+  if (!intent) return undefined;
+  if (!isExternalPaymentProvider(intent.payment_provider)) return { attached: false, status: intent.status };
   const provider = intent.payment_provider;
   await repo.updateIntent(db, intentId, {
     ...referenceColumns(provider, session.reference),
@@ -590,10 +610,10 @@ export async function attachPaymentSession(
   });
   if (intent.status !== 'PENDING') {
     await enqueueSessionCancel(db, intentId);
-    return false;
+    return { attached: false, status: intent.status };
   }
-  await emitIntentEvent(db, intentId, 'purchase_intent.created');
-  return true;
+  await emitIntentEvent(db, intent, 'purchase_intent.created');
+  return { attached: true, status: intent.status };
 }
 
 /**

@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import type { Deps } from '../../context.ts';
 import type { Database, PurchaseIntentRow } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
-import { findListingForSale } from '../listings/listings.service.ts';
 import {
   isExternalPaymentProvider,
   type PaymentCheck,
@@ -16,6 +15,7 @@ import {
   attachPaymentSession,
   expireDuePurchaseIntents,
   expirePurchaseIntent,
+  type NewPurchaseIntent,
   type PaymentOutcome,
   paymentReferenceOf,
   recordPayment,
@@ -35,15 +35,14 @@ import {
  *   leaves a paid buyer without tokens.
  */
 
-/** Opens the provider's session of a just-created CARD_PROVIDER or CRYPTO_PROVIDER intent. */
+/** The answer to a just-created intent: a CARD_PROVIDER or CRYPTO_PROVIDER one's session opened first. */
 export async function openPaymentSession(
   db: Kysely<Database>,
   deps: Deps,
-  created: CreatedPurchaseIntent,
+  created: NewPurchaseIntent,
 ): Promise<CreatedPurchaseIntent> {
-  const intent = await repo.findIntent(db, created.id);
-  if (!intent || !isExternalPaymentProvider(intent.payment_provider)) return created;
-  const listing = await findListingForSale(db, intent.listing_id);
+  const { answer, intent, listing } = created;
+  if (!isExternalPaymentProvider(intent.payment_provider)) return answer;
   let session: PaymentSession;
   try {
     session = await (await paymentSessionsOf(intent.payment_provider)).open(db, deps, intent, listing);
@@ -54,8 +53,11 @@ export async function openPaymentSession(
     throw new ApiError('UPSTREAM_FAILED', 'the payment provider could not open a payment session');
   }
   const attached = await db.transaction().execute((tx) => attachPaymentSession(tx, intent.id, session));
-  const row = (await repo.findIntent(db, intent.id))!;
-  return { ...created, status: row.status, data: attached ? session.data : null };
+  return {
+    ...answer,
+    status: attached?.status ?? answer.status,
+    data: attached?.attached ? session.data : null,
+  };
 }
 
 /**

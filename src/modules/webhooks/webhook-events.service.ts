@@ -9,7 +9,10 @@ export interface NewEvent {
   type: WebhookEventType;
   /** The resource the event is about: deliveries of one resource to one endpoint keep their order. */
   resourceId: string;
-  /** The resource as the admin API returns it (the owning module's response mapper). */
+  /**
+   * The resource as the admin API returns it (the owning module's response mapper), or a function
+   * giving it, called only when an endpoint subscribes (a read saved when none does).
+   */
   data: unknown;
 }
 
@@ -36,7 +39,8 @@ export async function writeEvent(
   webhookIds: readonly string[],
 ): Promise<string> {
   const id = uuidv7();
-  const payload = JSON.stringify({ type: event.type, timestamp: new Date().toISOString(), data: event.data });
+  const data = typeof event.data === 'function' ? await event.data() : event.data;
+  const payload = JSON.stringify({ type: event.type, timestamp: new Date().toISOString(), data });
   await repo.insertEvent(db, {
     id,
     organizationId: event.organizationId,
