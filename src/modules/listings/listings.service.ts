@@ -10,7 +10,13 @@ import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { findCollection } from '../collections/collections.service.ts';
-import { lockListableItems, releaseReservations, reserveItems } from '../items/item-flows.service.ts';
+import { unitsOfCoveredClaims } from '../email-claims/email-claims.service.ts';
+import {
+  lockListableItems,
+  releaseReservations,
+  reserveItems,
+  setReservedQuantity,
+} from '../items/item-flows.service.ts';
 import { collectionOfSelection, parseItemSelection } from '../items/item-selection.ts';
 import { findCampaign } from '../marketing-campaigns/marketing-campaigns.service.ts';
 import { findOrganization } from '../organizations/organizations.service.ts';
@@ -378,7 +384,8 @@ export async function editListing(
 
 /**
  * Cancel: only while PENDING_TX or ACTIVE (else INVALID_STATE); PENDING intents become CANCELLED
- * (their holds end) and the items the listing still holds are released.
+ * (their holds end) and the items the listing still holds are released, except the units of
+ * sales already delivered by email claim and not yet on chain (endCoveredUnits).
  */
 export async function cancelListing(db: Executor, principal: Principal, id: string): Promise<Listing> {
   const row = await lockOwnListing(db, principal, id);
@@ -386,8 +393,28 @@ export async function cancelListing(db: Executor, principal: Principal, id: stri
     throw new ApiError('INVALID_STATE', `a ${row.status} listing cannot be cancelled`);
   await cancelPendingIntentsOfListing(db, id);
   await repo.updateListing(db, id, { status: 'CANCELLED', quantity_held: 0 });
-  await releaseReservations(db, id);
+  await endCoveredUnits(db, id);
   return emitListingEvent(db, id, 'listing.cancelled');
+}
+
+/**
+ * What a CANCELLED listing's reservation still holds. An ERC-1155 sale delivered by email claim
+ * leaves its units under the listing's reservation (the claim is covered by the listing: one
+ * reservation per item, and the listing's keeps the item for its other buyers). Those units were
+ * sold: cancelling must not give them to another flow while the claim may still deliver them, or
+ * the item's supply would be promised twice. So the reservation stays, its quantity the units of
+ * the claims that may still deliver, until the last of them is delivered, expires or is revoked
+ * (each calls this again); then it is released and the item is free (its unsold units, and any a
+ * claim gave up, are the item's again). Nothing changes for a listing that has not ended (it
+ * keeps the item), nor for one COMPLETE (it keeps the item as it did before any claim). Runs
+ * under the listing's row lock; `except`: a claim its caller is finishing in this transaction.
+ */
+export async function endCoveredUnits(db: Executor, listingId: string, except?: string): Promise<void> {
+  const listing = await repo.lockListing(db, listingId);
+  if (listing?.status !== 'CANCELLED') return;
+  const units = await unitsOfCoveredClaims(db, listingId, except);
+  if (units === 0n) await releaseReservations(db, listingId);
+  else await setReservedQuantity(db, listingId, units);
 }
 
 /**

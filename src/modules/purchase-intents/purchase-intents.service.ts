@@ -634,9 +634,11 @@ async function enqueueSessionCancel(db: Executor, intentId: string): Promise<voi
 /**
  * Delivery of a CONFIRMED, ASSIGNED intent (the job's work; idempotent: an intent already given
  * its claims or transactions is left alone). TRANSFER: minted (or transferred when minted and held)
- * to eth_address through the token-flow pipeline, the items' reservations passed to its records;
- * COMPLETED or EXCEPTION at settlement. EMAIL: one email claim per item (expiring after the
- * policy's email_claim_duration, with the listing's campaign), COMPLETED once created and mailed.
+ * to eth_address through the token-flow pipeline, the items' reservations passed to its records
+ * (ERC-1155: the records covered by the listing's reservation); COMPLETED or EXCEPTION at
+ * settlement. EMAIL: one email claim per item (expiring after the policy's email_claim_duration,
+ * with the listing's campaign; ERC-1155: one claim for the intent's quantity, covered by the
+ * listing), COMPLETED once created and mailed.
  * A delivery the contract cannot carry is EXCEPTION with the reason.
  */
 export async function deliverPurchaseIntent(db: Executor, deps: Deps, id: string): Promise<void> {
@@ -651,7 +653,6 @@ export async function deliverPurchaseIntent(db: Executor, deps: Deps, id: string
   const fail = (reason: string) =>
     repo.updateIntent(db, id, { fulfillment_status: 'EXCEPTION', fulfillment_error: reason });
   if (intent.fulfillment_method === 'EMAIL') {
-    if (erc1155) return fail('ERC1155 sales are not delivered by email claim yet');
     const expiration = new Date(Date.now() + policyOf(listing).email_claim_duration * 1000);
     const claimIds: string[] = [];
     for (const item of items) {
@@ -663,7 +664,9 @@ export async function deliverPurchaseIntent(db: Executor, deps: Deps, id: string
           quantity,
           campaignId: listing.campaign_id,
           expiration,
-          reservedBy: id,
+          // ERC-1155: the intent's units of the item stay under the listing's reservation, which
+          // keeps the item for its other buyers; the claim is covered by it (createSaleClaim).
+          ...(erc1155 ? { coveredBy: listing.id } : { reservedBy: id }),
         }),
       );
     }

@@ -538,7 +538,7 @@ describe('purchase intents', () => {
   });
 
   describe('ERC1155 item-level sales', () => {
-    it('delivers units of the item by one mint under the listing, which keeps the item for its other buyers', async () => {
+    it('delivers units of the item by one mint, or one email claim, under the listing, which keeps the item for its other buyers', async () => {
       const c = await insertCollection(db(), { organizationId, deployedOn: 'FlexibleERC1155' });
       const [item] = await insertItems(db(), 1, {
         collectionId: c.id,
@@ -572,17 +572,30 @@ describe('purchase intents', () => {
         ['3'],
       );
       assert.deepEqual(await activeHolder(env, item!.id), { holder_id: listing.id, kind: 'LISTING' });
+      const email = newEmail();
       const byEmail = await bought({
         listing_id: listing.id,
         provider: 'CARD_PROVIDER',
-        buyer: { email: newEmail() },
+        quantity: 2,
+        buyer: { email },
       });
       await confirm(byEmail.id);
       await deliver(byEmail.id);
-      const exception = await intentOf(byEmail.id);
-      assert.equal(exception.fulfillment_status, 'EXCEPTION');
-      assert.match(exception.fulfillment_error, /ERC1155/);
-      assert.equal((await listingOf(listing.id)).quantity_remaining, 6);
+      await deliver(byEmail.id);
+      const mailed = await intentOf(byEmail.id);
+      assert.equal(mailed.fulfillment_status, 'COMPLETED', JSON.stringify(mailed));
+      assert.equal(mailed.item_claim_ids.length, 1, 'one claim for the units, even when delivery runs twice');
+      assert.equal((await mailsTo(env, email, 'REDEEM_NFT')).length, 1);
+      const claim = (
+        await env.call('GET', `/v1/email-claims/${mailed.item_claim_ids[0]}`, { token: admin.token })
+      ).json();
+      assert.deepEqual([claim.item_id, claim.quantity, claim.type], [item!.id, 2, 'PURCHASE']);
+      assert.deepEqual(
+        await activeHolder(env, item!.id),
+        { holder_id: listing.id, kind: 'LISTING' },
+        'the claim is covered by the listing, which keeps the item',
+      );
+      assert.equal((await listingOf(listing.id)).quantity_remaining, 5);
     });
   });
 
