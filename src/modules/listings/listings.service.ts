@@ -21,7 +21,10 @@ import { collectionOfSelection, parseItemSelection } from '../items/item-selecti
 import { findCampaign } from '../marketing-campaigns/marketing-campaigns.service.ts';
 import { findOrganization } from '../organizations/organizations.service.ts';
 import { EXTERNAL_PAYMENT_PROVIDERS, paymentSessionsOf } from '../purchase-intents/payment-sessions.ts';
-import { cancelPendingIntentsOfListing } from '../purchase-intents/purchase-intents.service.ts';
+import {
+  cancelPendingIntentsOfListing,
+  unitsInDelivery,
+} from '../purchase-intents/purchase-intents.service.ts';
 import { emitEvent } from '../webhooks/webhook-events.service.ts';
 import * as repo from './listings.repository.ts';
 import {
@@ -384,8 +387,8 @@ export async function editListing(
 
 /**
  * Cancel: only while PENDING_TX or ACTIVE (else INVALID_STATE); PENDING intents become CANCELLED
- * (their holds end) and the items the listing still holds are released, except the units of
- * sales already delivered by email claim and not yet on chain (endCoveredUnits).
+ * (their holds end) and the items the listing still holds are released, except an ERC-1155 item
+ * while units sold may still be delivered (endCoveredUnits).
  */
 export async function cancelListing(db: Executor, principal: Principal, id: string): Promise<Listing> {
   const row = await lockOwnListing(db, principal, id);
@@ -393,26 +396,35 @@ export async function cancelListing(db: Executor, principal: Principal, id: stri
     throw new ApiError('INVALID_STATE', `a ${row.status} listing cannot be cancelled`);
   await cancelPendingIntentsOfListing(db, id);
   await repo.updateListing(db, id, { status: 'CANCELLED', quantity_held: 0 });
-  await endCoveredUnits(db, id);
+  if (row.item_id === null) await releaseReservations(db, id);
+  else await endCoveredUnits(db, id);
   return emitListingEvent(db, id, 'listing.cancelled');
 }
 
 /**
- * What a CANCELLED listing's reservation still holds. An ERC-1155 sale delivered by email claim
- * leaves its units under the listing's reservation (the claim is covered by the listing: one
- * reservation per item, and the listing's keeps the item for its other buyers). Those units were
- * sold: cancelling must not give them to another flow while the claim may still deliver them, or
- * the item's supply would be promised twice. So the reservation stays, its quantity the units of
- * the claims that may still deliver, until the last of them is delivered, expires or is revoked
- * (each calls this again); then it is released and the item is free (its unsold units, and any a
- * claim gave up, are the item's again). Nothing changes for a listing that has not ended (it
- * keeps the item), nor for one COMPLETE (it keeps the item as it did before any claim). Runs
- * under the listing's row lock; `except`: a claim its caller is finishing in this transaction.
+ * What a CANCELLED listing's reservation still holds. An ERC-1155 listing sells units of one item
+ * to many buyers, so its deliveries are covered by its reservation (one per item) instead of
+ * taking the item: a TRANSFER delivery's mint or transfer, and an EMAIL delivery's claim until it
+ * is delivered. Those units were sold: cancelling must not give the item to another flow while
+ * they may still be delivered, or its supply would be promised twice (and a transfer's units
+ * spent twice). So the reservation stays, its quantity the units still owed (intents in delivery,
+ * claims that may still deliver), until the last of those deliveries completes, fails, expires or
+ * is revoked (each calls this again); then it is released and the item is free: its unsold units,
+ * and any a claim gave up, are the item's again. A listing that has not ended keeps the item
+ * anyway, and one COMPLETE keeps it as it always has. Runs under the listing's row lock;
+ * `except`: a claim its caller is finishing in this transaction.
  */
 export async function endCoveredUnits(db: Executor, listingId: string, except?: string): Promise<void> {
+  // Collection-level listings sell ERC-721 items, each moved to its buyer: nothing is covered.
+  const seen = await repo.findListing(db, listingId);
+  if (seen?.item_id == null) return;
   const listing = await repo.lockListing(db, listingId);
   if (listing?.status !== 'CANCELLED') return;
-  const units = await unitsOfCoveredClaims(db, listingId, except);
+  const collection = await findCollection(db, listing.collection_id);
+  const units =
+    collection?.token_type === 'ERC1155'
+      ? (await unitsInDelivery(db, listingId)) + (await unitsOfCoveredClaims(db, listingId, except))
+      : 0n;
   if (units === 0n) await releaseReservations(db, listingId);
   else await setReservedQuantity(db, listingId, units);
 }

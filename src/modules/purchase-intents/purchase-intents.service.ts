@@ -31,6 +31,7 @@ import {
 import { POLICY_LIMITS } from '../listings/listings.schemas.ts';
 import {
   addHold,
+  endCoveredUnits,
   findListingForSale,
   lockListingForSale,
   notSellingReason,
@@ -650,8 +651,11 @@ export async function deliverPurchaseIntent(db: Executor, deps: Deps, id: string
   const items = await lockItems(db, intent.item_ids);
   const erc1155 = collection.token_type === 'ERC1155';
   const quantity = erc1155 ? BigInt(intent.quantity) : 1n;
-  const fail = (reason: string) =>
-    repo.updateIntent(db, id, { fulfillment_status: 'EXCEPTION', fulfillment_error: reason });
+  const fail = async (reason: string) => {
+    await repo.updateIntent(db, id, { fulfillment_status: 'EXCEPTION', fulfillment_error: reason });
+    // Undeliverable: an ended ERC-1155 listing no longer keeps units for this sale.
+    if (erc1155) await endCoveredUnits(db, listing.id);
+  };
   if (intent.fulfillment_method === 'EMAIL') {
     const expiration = new Date(Date.now() + policyOf(listing).email_claim_duration * 1000);
     const claimIds: string[] = [];
@@ -721,8 +725,10 @@ export async function settlePurchaseDelivery(
   const intents = await repo.lockIntentsOfTransaction(db, transaction.id);
   if (intents.length === 0) return;
   const succeeded = transaction.state === 'COMPLETED' && transaction.on_chain_status === 'SUCCESS';
+  const ended = new Set<string>();
   for (const intent of intents) {
     if (!succeeded) {
+      ended.add(intent.listing_id);
       await repo.updateIntent(db, intent.id, {
         fulfillment_status: 'EXCEPTION',
         fulfillment_error: `delivery transaction ${transaction.id} ${
@@ -748,10 +754,13 @@ export async function settlePurchaseDelivery(
         all = false;
     }
     if (all && intent.fulfillment_status !== 'COMPLETED') {
+      ended.add(intent.listing_id);
       await repo.updateIntent(db, intent.id, { fulfillment_status: 'COMPLETED' });
       await emitIntentEvent(db, intent.id, 'purchase_intent.fulfilled');
     }
   }
+  // Deliveries that ended: an ended ERC-1155 listing kept its item for them (endCoveredUnits).
+  for (const listingId of [...ended].sort()) await endCoveredUnits(db, listingId);
 }
 
 /**
@@ -805,6 +814,11 @@ export async function expireDuePurchaseIntents(db: Executor, batch = 500): Promi
 }
 
 /** A cancelled listing's PENDING intents become CANCELLED (their holds end with the listing). */
+/** Units of a listing's CONFIRMED intents whose delivery has not ended (see endCoveredUnits). */
+export function unitsInDelivery(db: Executor, listingId: string): Promise<bigint> {
+  return repo.unitsInDelivery(db, listingId);
+}
+
 export async function cancelPendingIntentsOfListing(db: Executor, listingId: string): Promise<void> {
   const pending = await repo.lockPendingIntentsOfListing(db, listingId);
   for (const intent of pending) {

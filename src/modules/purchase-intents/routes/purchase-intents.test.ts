@@ -4,6 +4,7 @@ import { assertError } from '../../../../test/assertions.ts';
 import { completedTransactionColumns, insertCollection } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { freshIp, mailsTo, seedRateLimit } from '../../../../test/support/auth.ts';
+import { claimClient, claimTokenFromMail, pinFromMail } from '../../../../test/support/email-claims.ts';
 import { installTestPaymentProvider } from '../../../../test/support/payment-sessions.ts';
 import {
   activeHolder,
@@ -596,6 +597,110 @@ describe('purchase intents', () => {
         'the claim is covered by the listing, which keeps the item',
       );
       assert.equal((await listingOf(listing.id)).quantity_remaining, 5);
+    });
+
+    const erc1155Listing = async () => {
+      const c = await insertCollection(db(), { organizationId, deployedOn: 'FlexibleERC1155' });
+      const [item] = await insertItems(db(), 1, {
+        collectionId: c.id,
+        organizationId,
+        firstTokenId: seq++,
+        maxSupply: 10n,
+      });
+      const listing = await createPaidListing(env, admin.token, {
+        item_id: item!.id,
+        max_quantity_per_tx: 5,
+      });
+      return { item: item!, listing };
+    };
+    const reservationOf = (itemId: string) =>
+      db()
+        .selectFrom('item_reservations')
+        .select(['holder_id', 'quantity'])
+        .where('item_id', '=', itemId)
+        .where('released_at', 'is', null)
+        .executeTakeFirst();
+    const settle = async (transactionId: string, outcome: 'SUCCESS' | 'REVERTED') => {
+      const transaction = await db()
+        .updateTable('transactions')
+        .set(
+          outcome === 'REVERTED'
+            ? { state: 'CANCELLED', failure_reason: 'execution reverted', completed_at: new Date() }
+            : { ...completedTransactionColumns(Number(seq++), 'SUCCESS') },
+        )
+        .where('id', '=', transactionId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await db()
+        .transaction()
+        .execute(async (tx) => {
+          for (const handle of settlementHandlers.MINT) await handle(tx, env.ctx, transaction);
+        });
+    };
+    const cancelListing = async (id: string) => {
+      const cancelled = await env.call('POST', `/v1/listings/${id}/cancel`, { token: admin.token });
+      assert.equal(cancelled.statusCode, 200, cancelled.body);
+    };
+
+    it('a cancelled listing keeps the item for a sale to an address not yet delivered, and lets it go when the delivery settles', async () => {
+      const { item, listing } = await erc1155Listing();
+      const sale = await bought({
+        listing_id: listing.id,
+        provider: 'CARD_PROVIDER',
+        quantity: 3,
+        buyer: { eth_address: randomAddress() },
+      });
+      await confirm(sale.id);
+      await cancelListing(listing.id);
+      assert.deepEqual(await reservationOf(item.id), { holder_id: listing.id, quantity: '3' });
+      await deliver(sale.id);
+      const [transactionId] = (await intentOf(sale.id)).transaction_ids;
+      assert.ok(transactionId, 'the sold units are still delivered');
+      assert.deepEqual(await reservationOf(item.id), { holder_id: listing.id, quantity: '3' });
+      await settle(transactionId!, 'SUCCESS');
+      assert.equal((await intentOf(sale.id)).fulfillment_status, 'COMPLETED');
+      assert.equal(await reservationOf(item.id), undefined, 'delivered: the item is free');
+      const row = await db()
+        .selectFrom('items')
+        .selectAll()
+        .where('id', '=', item.id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual([row.minted_supply, row.max_supply], ['3', '10']);
+    });
+
+    it("a covered claim's reverted delivery reopens it with its units still kept by the cancelled listing", async () => {
+      const { item, listing } = await erc1155Listing();
+      const email = newEmail();
+      const sale = await bought({ listing_id: listing.id, quantity: 2, buyer: { email } });
+      await deliver(sale.id);
+      const [claimId] = (await intentOf(sale.id)).item_claim_ids;
+      const token = await claimTokenFromMail(env, email);
+      const claims = claimClient(env, freshIp);
+      assert.equal((await claims.verify(token)).statusCode, 200);
+      const redeemed = await claims.redeem(token, {
+        address: randomAddress(),
+        pin: await pinFromMail(env, email),
+      });
+      assert.equal(redeemed.statusCode, 200, redeemed.body);
+      await cancelListing(listing.id);
+      assert.deepEqual(
+        await reservationOf(item.id),
+        { holder_id: listing.id, quantity: '2' },
+        'claimed, its mint in flight: still owed',
+      );
+      await settle(redeemed.json().transaction_id, 'REVERTED');
+      const reopened = (await env.call('GET', `/v1/email-claims/${claimId}`, { token: admin.token })).json();
+      assert.deepEqual([reopened.active, reopened.claimed], [true, false]);
+      assert.deepEqual(await reservationOf(item.id), { holder_id: listing.id, quantity: '2' });
+      const revoked = await env.call('POST', `/v1/email-claims/${claimId}/revoke`, { token: admin.token });
+      assert.equal(revoked.statusCode, 200, revoked.body);
+      assert.equal(await reservationOf(item.id), undefined, 'nothing owed any more: the item is free');
+      const row = await db()
+        .selectFrom('items')
+        .selectAll()
+        .where('id', '=', item.id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual([row.token_status, row.minted_supply], ['NOT_MINTED', '0']);
     });
   });
 
