@@ -402,24 +402,24 @@ export async function cancelListing(db: Executor, principal: Principal, id: stri
 }
 
 /**
- * What a CANCELLED listing's reservation still holds. An ERC-1155 listing sells units of one item
- * to many buyers, so its deliveries are covered by its reservation (one per item) instead of
- * taking the item: a TRANSFER delivery's mint or transfer, and an EMAIL delivery's claim until it
- * is delivered. Those units were sold: cancelling must not give the item to another flow while
- * they may still be delivered, or its supply would be promised twice (and a transfer's units
- * spent twice). So the reservation stays, its quantity the units still owed (intents in delivery,
- * claims that may still deliver), until the last of those deliveries completes, fails, expires or
- * is revoked (each calls this again); then it is released and the item is free: its unsold units,
- * and any a claim gave up, are the item's again. A listing that has not ended keeps the item
- * anyway, and one COMPLETE keeps it as it always has. Runs under the listing's row lock;
- * `except`: a claim its caller is finishing in this transaction.
+ * What an ended (CANCELLED or COMPLETE) listing's reservation still holds. An ERC-1155 listing
+ * sells units of one item to many buyers, so its deliveries are covered by its reservation (one
+ * per item) instead of taking the item: a TRANSFER delivery's mint or transfer, and an EMAIL
+ * delivery's claim until it is delivered. Those units were sold: the listing's end must not give
+ * the item to another flow while they may still be delivered, or its supply would be promised
+ * twice (and a transfer's units spent twice). So the reservation stays, its quantity the units
+ * still owed (intents in delivery, claims that may still deliver), until the last of those
+ * deliveries completes, fails, expires or is revoked (each calls this again); then it is released
+ * and the item is free: its unsold or unlisted units, and any a claim gave up, are the item's
+ * again. A listing still selling keeps the item. Runs under the listing's row lock; `except`: a
+ * claim its caller is finishing in this transaction.
  */
 export async function endCoveredUnits(db: Executor, listingId: string, except?: string): Promise<void> {
   // Collection-level listings sell ERC-721 items, each moved to its buyer: nothing is covered.
   const seen = await repo.findListing(db, listingId);
   if (seen?.item_id == null) return;
   const listing = await repo.lockListing(db, listingId);
-  if (listing?.status !== 'CANCELLED') return;
+  if (listing?.status !== 'CANCELLED' && listing?.status !== 'COMPLETE') return;
   const collection = await findCollection(db, listing.collection_id);
   const units =
     collection?.token_type === 'ERC1155'

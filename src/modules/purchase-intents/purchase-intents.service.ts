@@ -442,7 +442,7 @@ export async function confirmPurchaseIntent(
       break;
   }
   const listing = await lockListingForSale(db, intent.listing_id);
-  await sellHeld(db, listing, intent.quantity, true);
+  const sold = await sellHeld(db, listing, intent.quantity, true);
   const itemIds = intent.item_ids.length > 0 ? intent.item_ids : await assignItems(db, intent, listing);
   await repo.updateIntent(db, id, {
     status: 'CONFIRMED',
@@ -451,6 +451,8 @@ export async function confirmPurchaseIntent(
     item_ids: itemIds,
     ...references,
   });
+  // Sold out: the listing keeps its ERC-1155 item only for the deliveries still owed (this one too).
+  if (sold.status === 'COMPLETE') await endCoveredUnits(db, listing.id);
   await emitIntentEvent(db, id, 'purchase_intent.confirmed');
   if (intent.fulfillment_method !== 'VOUCHER')
     await enqueue(

@@ -158,6 +158,15 @@ describe('ERC1155 sales delivered by email claim, on a real chain', () => {
     assert.equal(await balanceOf(address, other, item.token_id!), 5n);
     assert.equal((await findItemRow(db(), item.id)).minted_supply, '8');
     assert.equal((await listingOf(listingId)).quantity_remaining, 2);
+
+    // Sold out: the COMPLETE listing keeps the item only for the last claim, then lets it go.
+    const last = await buyByEmail(listingId, 2);
+    assert.equal((await listingOf(listingId)).status, 'COMPLETE');
+    assert.deepEqual(await reservationOf(item.id), { holder_id: listingId, kind: 'LISTING', quantity: '2' });
+    const { recipient: third } = await redeem(last.email);
+    assert.equal(await balanceOf(address, third, item.token_id!), 2n);
+    assert.equal(await activeHolder(flow.env, item.id), undefined, 'every sale delivered: the item is free');
+    assert.equal((await findItemRow(db(), item.id)).minted_supply, '10');
   });
 
   it('an expired claim gives its units back to the listing, and to the item once the listing ends', async () => {
