@@ -84,8 +84,8 @@ import type {
  * supply a second time: the listing counted them when it reserved the item. A covered claim that
  * expires or is revoked gives its units back to the listing's reservation: not for sale again
  * (they stay sold to the intent, which is what quantity_remaining and max_per_user count), and the
- * item's once the listing has ended (endCoveredUnits). A cancelled listing keeps the item for the
- * claims it covers until each is delivered or ends.
+ * item's once the listing has ended (endCoveredUnits). An ended listing (cancelled, sold out)
+ * keeps the item for the claims it covers until each is delivered or ends.
  */
 
 export const DEFAULT_CLAIM_TTL_MS = 7 * 24 * 3600 * 1000;
