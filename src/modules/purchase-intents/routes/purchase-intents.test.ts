@@ -16,6 +16,7 @@ import {
 import { insertItems } from '../../../../test/support/token-requests.ts';
 import type { CollectionRow } from '../../../db/schema.ts';
 import { settlementHandlers } from '../../../settlement.ts';
+import { expireDueClaims } from '../../email-claims/email-claims.service.ts';
 import { confirmPurchaseIntent, deliverPurchaseIntent, LIMITS } from '../purchase-intents.service.ts';
 import { deliverPurchaseIntentTask } from '../purchase-intents.task.ts';
 import { expireDueIntents } from '../purchase-payments.service.ts';
@@ -701,6 +702,27 @@ describe('purchase intents', () => {
         .where('id', '=', item.id)
         .executeTakeFirstOrThrow();
       assert.deepEqual([row.token_status, row.minted_supply], ['NOT_MINTED', '0']);
+    });
+
+    it('a cancel racing a claim expiry leaves the item held for exactly the units still owed', async () => {
+      const { item, listing } = await erc1155Listing();
+      const deliveredClaim = async (quantity: number) => {
+        const sale = await bought({ listing_id: listing.id, quantity, buyer: { email: newEmail() } });
+        await deliver(sale.id);
+        return (await intentOf(sale.id)).item_claim_ids[0] as string;
+      };
+      const expiring = await deliveredClaim(2);
+      const kept = await deliveredClaim(3);
+      await db()
+        .updateTable('email_claims')
+        .set({ expiration: new Date(Date.now() - 1000) })
+        .where('id', '=', expiring)
+        .execute();
+      await Promise.all([expireDueClaims(db()), cancelListing(listing.id)]);
+      assert.deepEqual(await reservationOf(item.id), { holder_id: listing.id, quantity: '3' });
+      const revoked = await env.call('POST', `/v1/email-claims/${kept}/revoke`, { token: admin.token });
+      assert.equal(revoked.statusCode, 200, revoked.body);
+      assert.equal(await reservationOf(item.id), undefined);
     });
   });
 
