@@ -501,6 +501,11 @@ export interface EmailClaimsTable {
   pin_failed_attempts: Generated<number>;
   last_pin_code_email_sent_at: NullableTimestamp;
   mail_outbox_id: string | null;
+  /**
+   * The listing whose reservation holds the claim's units (an ERC-1155 sale's claim; it has no
+   * reservation of its own), or null.
+   */
+  covered_by: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -137,6 +137,8 @@ export interface NewEmailClaim {
   campaign_id: string | null;
   token_hash: Buffer;
   expiration: Date;
+  /** The listing whose reservation holds the claim's units (an ERC-1155 sale), if any. */
+  covered_by?: string | null;
 }
 
 export async function insertClaim(db: Executor, claim: NewEmailClaim): Promise<void> {
@@ -227,6 +229,34 @@ export function lockClaimsOfTransaction(db: Executor, transactionId: string): Pr
     .orderBy('id')
     .forUpdate()
     .execute();
+}
+
+/**
+ * The units of the claims a listing covers that may still deliver: active and either unclaimed or
+ * claimed with their mint or transfer record still open (a reverted delivery reopens the claim).
+ * `except`: a claim the caller is ending in its own transaction.
+ */
+export async function unitsOfCoveredClaims(
+  db: Executor,
+  listingId: string,
+  except: string | undefined,
+): Promise<bigint> {
+  const open = (table: 'mint_requests' | 'transfer_requests') =>
+    sql<boolean>`EXISTS (
+      SELECT 1 FROM ${sql.table(table)} r
+      WHERE r.transaction_id = c.transaction_id AND r.item_id = c.item_id
+        AND r.state NOT IN ('COMPLETED', 'FAILED'))`;
+  const row = await db
+    .selectFrom('email_claims as c')
+    .select(sql<string>`coalesce(sum(c.quantity), 0)::text`.as('units'))
+    .where('c.covered_by', '=', listingId)
+    .where('c.active', '=', true)
+    .$if(except !== undefined, (qb) => qb.where('c.id', '<>', except!))
+    .where(({ or, eb }) =>
+      or([eb('c.claimed_at', 'is', null), open('mint_requests'), open('transfer_requests')]),
+    )
+    .executeTakeFirstOrThrow();
+  return BigInt(row.units);
 }
 
 /** Whether the campaign exists in the organization. */

@@ -20,6 +20,7 @@ import { randomToken, uuidv7 } from '../../lib/ids.ts';
 import { sha256 } from '../../lib/secrets.ts';
 import { findCollection } from '../collections/collections.service.ts';
 import {
+  activeHolderOf,
   deployedContractOf,
   type ItemFlow,
   lockFlowItems,
@@ -30,6 +31,7 @@ import {
 } from '../items/item-flows.service.ts';
 import { collectionOfSelection } from '../items/item-selection.ts';
 import { findItem, itemMedia } from '../items/items.service.ts';
+import { endCoveredUnits } from '../listings/listings.service.ts';
 import { queueMail } from '../mail/mail.service.ts';
 import {
   findVoucher,
@@ -74,6 +76,16 @@ import type {
  * new PIN needed) so the recipient may redeem again, or, when the claim's expiration has passed
  * meanwhile, deactivates it as EXPIRED and the item is free. Either way the item is minted at
  * most once and never left reserved by nobody.
+ *
+ * An ERC-1155 sale's claim is covered by its listing instead (`covered_by`): the listing's
+ * reservation, which keeps the item for its other buyers, holds the claim's units, and the claim
+ * has none of its own. Its redeem mints or transfers exactly the units sold (the claim's quantity,
+ * the intent's) under that reservation (`coveredBy`), so they are not checked against the item's
+ * supply a second time: the listing counted them when it reserved the item. A covered claim that
+ * expires or is revoked gives its units back to the listing's reservation: not for sale again
+ * (they stay sold to the intent, which is what quantity_remaining and max_per_user count), and the
+ * item's once the listing has ended (endCoveredUnits). An ended listing (cancelled, sold out)
+ * keeps the item for the claims it covers until each is delivered or ends.
  */
 
 export const DEFAULT_CLAIM_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -336,7 +348,9 @@ export async function createEmailClaim(
 /**
  * A claim that delivers a sale (a purchase intent fulfilled by EMAIL), in the caller's
  * transaction: the claim row, the item's reservation passed from the intent to the claim (until
- * the expiration; never free in between) and the REDEEM_NFT mail. Returns the claim's id.
+ * the expiration; never free in between) or, for an ERC-1155 sale, the claim covered by the
+ * listing whose reservation holds its units (`coveredBy`), and the REDEEM_NFT mail. Returns the
+ * claim's id.
  */
 export async function createSaleClaim(
   db: Executor,
@@ -348,8 +362,7 @@ export async function createSaleClaim(
     quantity: bigint;
     campaignId: string | null;
     expiration: Date;
-    reservedBy: string;
-  },
+  } & ({ reservedBy: string } | { coveredBy: string }),
 ): Promise<string> {
   const id = uuidv7();
   const secret = randomToken();
@@ -365,14 +378,16 @@ export async function createSaleClaim(
     campaign_id: sale.campaignId,
     token_hash: sha256(secret),
     expiration: sale.expiration,
+    covered_by: 'coveredBy' in sale ? sale.coveredBy : null,
   };
   await repo.insertClaim(db, claim);
-  await moveReservations(db, {
-    from: sale.reservedBy,
-    kind: 'EMAIL_CLAIM',
-    to: new Map([[sale.item.id, id]]),
-    expiresAt: sale.expiration,
-  });
+  if ('reservedBy' in sale)
+    await moveReservations(db, {
+      from: sale.reservedBy,
+      kind: 'EMAIL_CLAIM',
+      to: new Map([[sale.item.id, id]]),
+      expiresAt: sale.expiration,
+    });
   await mailLink(db, deps, claim, sale.item, sale.collection, secret);
   return id;
 }
@@ -455,17 +470,22 @@ export async function resendEmailClaim(
   return toEmailClaim(await getView(db, id));
 }
 
-/** Revoke: deactivated as REVOKED, the item's reservation released at once (docs/api.md#email-claims). */
+/**
+ * Revoke: deactivated as REVOKED, the item's reservation released at once (docs/api.md#email-claims);
+ * a covered claim's units go back to its listing (endCoveredUnits).
+ */
 export async function revokeEmailClaim(db: Executor, principal: Principal, id: string): Promise<EmailClaim> {
   const claim = await lockOwnClaim(db, principal, id);
   assertClaimable(claim, 'revoked');
   await repo.deactivateClaims(db, [id], 'REVOKED');
   await releaseReservations(db, id);
+  if (claim.covered_by !== null) await endCoveredUnits(db, claim.covered_by);
   return toEmailClaim(await getView(db, id));
 }
 
 /**
- * Deactivates claims past their expiration (EXPIRED) and releases their reservations, in batches;
+ * Deactivates claims past their expiration (EXPIRED) and releases their reservations (a covered
+ * claim's units go back to its listing: endCoveredUnits), in batches;
  * rows a redeem holds are passed over (SKIP LOCKED) and the redeem itself refuses an expired
  * claim. Idempotent: a deactivated claim is not due any more. Returns how many expired.
  */
@@ -477,12 +497,18 @@ export async function expireDueClaims(db: Executor, batch = 500): Promise<number
       const ids = due.map((c) => c.id);
       await repo.deactivateClaims(tx, ids, 'EXPIRED');
       await releaseReservations(tx, ids);
+      for (const listingId of coveringListings(due)) await endCoveredUnits(tx, listingId);
       for (const id of ids) await emitClaimEvent(tx, id, 'email_claim.expired');
       return ids.length;
     });
     total += expired;
     if (expired < batch) return total;
   }
+}
+
+/** The listings covering some of the claims, each once, in id order (the order they are locked in). */
+function coveringListings(claims: readonly EmailClaimRow[]): string[] {
+  return [...new Set(claims.flatMap((c) => (c.covered_by === null ? [] : [c.covered_by])))].sort();
 }
 
 // ---- Public (the link holder) ----
@@ -632,10 +658,16 @@ export async function redeemEmailClaim(
       const voucher = await findVoucher(tx, issued.id);
       return { kind: 'voucher', voucher: voucher! };
     }
+    // The units sold, never more: a covered claim's quantity is its intent's.
     const quantity = BigInt(claim.quantity);
     const flow = deliveryFlow(item, quantity);
     const contract = contractForFlow(collection, flow);
     const to = checkedRecipient(address, contract, '/address');
+    if (claim.covered_by !== null && (await activeHolderOf(tx, item.id)) !== claim.covered_by)
+      throw new ApiError(
+        'INVALID_STATE',
+        `the listing that sold this claim's units no longer holds item ${item.id}`,
+      );
     await repo.updateClaim(tx, claim.id, {
       claimed_at: new Date(),
       to_address: to,
@@ -649,7 +681,7 @@ export async function redeemEmailClaim(
       items: [item],
       quantity,
       to,
-      reservedBy: claim.id,
+      ...(claim.covered_by === null ? { reservedBy: claim.id } : { coveredBy: claim.covered_by }),
     });
     if (!record) throw new Error(`email claim ${claim.id}: the token flow started no record`);
     await repo.updateClaim(tx, claim.id, { transaction_id: record.transaction_id });
@@ -668,6 +700,15 @@ export async function redeemEmailClaim(
   return { status: 'CLAIMED', transaction_id: outcome.transactionId, voucher: null };
 }
 
+/** The units of the claims a listing covers that may still deliver (see endCoveredUnits). */
+export function unitsOfCoveredClaims(
+  db: Executor,
+  listingId: string,
+  except: string | undefined,
+): Promise<bigint> {
+  return repo.unitsOfCoveredClaims(db, listingId, except);
+}
+
 // ---- Settlement ----
 
 /**
@@ -676,7 +717,9 @@ export async function redeemEmailClaim(
  * settlement that runs twice acts once. Success: CLAIMED_NFT to the claim's email. Revert or
  * cancellation: the claim is reopened (unclaimed, the record's reservation moved back to it until
  * its expiration; the token flow then marks the record FAILED and the item mintable again), or
- * deactivated as EXPIRED when its expiration has passed (the token flow releases the item).
+ * deactivated as EXPIRED when its expiration has passed (the token flow releases the item). A
+ * covered claim's units stay under its listing's reservation throughout; once delivered or
+ * expired, an ended listing may let the item go (endCoveredUnits).
  */
 export async function settleEmailClaimDelivery(
   db: Executor,
@@ -694,13 +737,16 @@ export async function settleEmailClaimDelivery(
     if (!record || claim.claimed_at === null) continue;
     if (succeeded) {
       await mailClaimed(db, claim, transaction.tx_hash ?? '');
+      if (claim.covered_by !== null) await endCoveredUnits(db, claim.covered_by, claim.id);
     } else if (claim.expiration > now && claim.active) {
-      await moveReservations(db, {
-        from: record.id,
-        kind: 'EMAIL_CLAIM',
-        to: new Map([[claim.item_id, claim.id]]),
-        expiresAt: claim.expiration,
-      });
+      // A covered claim's units never left its listing's reservation.
+      if (claim.covered_by === null)
+        await moveReservations(db, {
+          from: record.id,
+          kind: 'EMAIL_CLAIM',
+          to: new Map([[claim.item_id, claim.id]]),
+          expiresAt: claim.expiration,
+        });
       await repo.updateClaim(db, claim.id, { claimed_at: null });
     } else {
       await repo.updateClaim(db, claim.id, {
@@ -708,6 +754,7 @@ export async function settleEmailClaimDelivery(
         active: false,
         deactivation_reason: 'EXPIRED',
       });
+      if (claim.covered_by !== null) await endCoveredUnits(db, claim.covered_by, claim.id);
       await emitClaimEvent(db, claim.id, 'email_claim.expired');
     }
   }

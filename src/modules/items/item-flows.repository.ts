@@ -186,6 +186,16 @@ export async function releaseItemReservations(
   return rows.map((r) => r.item_id);
 }
 
+/** Sets the quantity of a holder's active reservations (the units it still keeps for others). */
+export async function setReservedQuantity(db: Executor, holderId: string, quantity: bigint): Promise<void> {
+  await db
+    .updateTable('item_reservations')
+    .set({ quantity: quantity.toString() })
+    .where('holder_id', '=', holderId)
+    .where('released_at', 'is', null)
+    .execute();
+}
+
 export async function setMinting(db: Executor, itemIds: readonly string[]): Promise<void> {
   if (itemIds.length === 0) return;
   await db

@@ -56,6 +56,12 @@ async function reservedAmong(db: Executor, items: readonly ItemRow[]): Promise<S
   return new Set(reservations.map((r) => r.item_id));
 }
 
+/** The holder of the item's active reservation, if any. */
+export async function activeHolderOf(db: Executor, itemId: string): Promise<string | undefined> {
+  const [reservation] = await repo.activeReservations(db, [itemId]);
+  return reservation?.holder_id;
+}
+
 /**
  * Locks the items a named selector form gives (item ids, or token ids of the collection: each
  * must exist, else 404), and their order as named.
@@ -277,6 +283,14 @@ export function releaseItemReservations(
   itemIds: readonly string[],
 ): Promise<string[]> {
   return repo.releaseItemReservations(db, holderId, itemIds);
+}
+
+/**
+ * A holder keeps its reservations with fewer units (an ended listing that still holds an item for
+ * the email claims it covers).
+ */
+export function setReservedQuantity(db: Executor, holderId: string, quantity: bigint): Promise<void> {
+  return repo.setReservedQuantity(db, holderId, quantity);
 }
 
 /** Items a mint is in flight for. */

@@ -10,12 +10,21 @@ import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { findCollection } from '../collections/collections.service.ts';
-import { lockListableItems, releaseReservations, reserveItems } from '../items/item-flows.service.ts';
+import { unitsOfCoveredClaims } from '../email-claims/email-claims.service.ts';
+import {
+  lockListableItems,
+  releaseReservations,
+  reserveItems,
+  setReservedQuantity,
+} from '../items/item-flows.service.ts';
 import { collectionOfSelection, parseItemSelection } from '../items/item-selection.ts';
 import { findCampaign } from '../marketing-campaigns/marketing-campaigns.service.ts';
 import { findOrganization } from '../organizations/organizations.service.ts';
 import { EXTERNAL_PAYMENT_PROVIDERS, paymentSessionsOf } from '../purchase-intents/payment-sessions.ts';
-import { cancelPendingIntentsOfListing } from '../purchase-intents/purchase-intents.service.ts';
+import {
+  cancelPendingIntentsOfListing,
+  unitsInDelivery,
+} from '../purchase-intents/purchase-intents.service.ts';
 import { emitEvent } from '../webhooks/webhook-events.service.ts';
 import * as repo from './listings.repository.ts';
 import {
@@ -378,7 +387,8 @@ export async function editListing(
 
 /**
  * Cancel: only while PENDING_TX or ACTIVE (else INVALID_STATE); PENDING intents become CANCELLED
- * (their holds end) and the items the listing still holds are released.
+ * (their holds end) and the items the listing still holds are released, except an ERC-1155 item
+ * while units sold may still be delivered (endCoveredUnits).
  */
 export async function cancelListing(db: Executor, principal: Principal, id: string): Promise<Listing> {
   const row = await lockOwnListing(db, principal, id);
@@ -386,8 +396,37 @@ export async function cancelListing(db: Executor, principal: Principal, id: stri
     throw new ApiError('INVALID_STATE', `a ${row.status} listing cannot be cancelled`);
   await cancelPendingIntentsOfListing(db, id);
   await repo.updateListing(db, id, { status: 'CANCELLED', quantity_held: 0 });
-  await releaseReservations(db, id);
+  if (row.item_id === null) await releaseReservations(db, id);
+  else await endCoveredUnits(db, id);
   return emitListingEvent(db, id, 'listing.cancelled');
+}
+
+/**
+ * What an ended (CANCELLED or COMPLETE) listing's reservation still holds. An ERC-1155 listing
+ * sells units of one item to many buyers, so its deliveries are covered by its reservation (one
+ * per item) instead of taking the item: a TRANSFER delivery's mint or transfer, and an EMAIL
+ * delivery's claim until it is delivered. Those units were sold: the listing's end must not give
+ * the item to another flow while they may still be delivered, or its supply would be promised
+ * twice (and a transfer's units spent twice). So the reservation stays, its quantity the units
+ * still owed (intents in delivery, claims that may still deliver), until the last of those
+ * deliveries completes, fails, expires or is revoked (each calls this again); then it is released
+ * and the item is free: its unsold or unlisted units, and any a claim gave up, are the item's
+ * again. A listing still selling keeps the item. Runs under the listing's row lock; `except`: a
+ * claim its caller is finishing in this transaction.
+ */
+export async function endCoveredUnits(db: Executor, listingId: string, except?: string): Promise<void> {
+  // Collection-level listings sell ERC-721 items, each moved to its buyer: nothing is covered.
+  const seen = await repo.findListing(db, listingId);
+  if (seen?.item_id == null) return;
+  const listing = await repo.lockListing(db, listingId);
+  if (listing?.status !== 'CANCELLED' && listing?.status !== 'COMPLETE') return;
+  const collection = await findCollection(db, listing.collection_id);
+  const units =
+    collection?.token_type === 'ERC1155'
+      ? (await unitsInDelivery(db, listingId)) + (await unitsOfCoveredClaims(db, listingId, except))
+      : 0n;
+  if (units === 0n) await releaseReservations(db, listingId);
+  else await setReservedQuantity(db, listingId, units);
 }
 
 /**

@@ -138,6 +138,18 @@ export function lockPendingIntentsOfListing(db: Executor, listingId: string): Pr
     .execute();
 }
 
+/** Units of a listing's CONFIRMED intents whose delivery has not ended (ASSIGNED). */
+export async function unitsInDelivery(db: Executor, listingId: string): Promise<bigint> {
+  const row = await db
+    .selectFrom('purchase_intents')
+    .select(sql<string>`coalesce(sum(quantity), 0)::text`.as('units'))
+    .where('listing_id', '=', listingId)
+    .where('status', '=', 'CONFIRMED')
+    .where('fulfillment_status', '=', 'ASSIGNED')
+    .executeTakeFirstOrThrow();
+  return BigInt(row.units);
+}
+
 /** Intents a delivery transaction carries, still being fulfilled, locked (settlement). */
 export function lockIntentsOfTransaction(db: Executor, transactionId: string): Promise<PurchaseIntentRow[]> {
   return db

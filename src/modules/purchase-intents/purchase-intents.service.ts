@@ -31,6 +31,7 @@ import {
 import { POLICY_LIMITS } from '../listings/listings.schemas.ts';
 import {
   addHold,
+  endCoveredUnits,
   findListingForSale,
   lockListingForSale,
   notSellingReason,
@@ -452,7 +453,7 @@ export async function confirmPurchaseIntent(
       break;
   }
   const listing = await lockListingForSale(db, intent.listing_id);
-  await sellHeld(db, listing, intent.quantity, true);
+  const sold = await sellHeld(db, listing, intent.quantity, true);
   const itemIds = intent.item_ids.length > 0 ? intent.item_ids : await assignItems(db, intent, listing);
   await repo.updateIntent(db, id, {
     status: 'CONFIRMED',
@@ -461,6 +462,8 @@ export async function confirmPurchaseIntent(
     item_ids: itemIds,
     ...references,
   });
+  // Sold out: the listing keeps its ERC-1155 item only for the deliveries still owed (this one too).
+  if (sold.status === 'COMPLETE') await endCoveredUnits(db, listing.id);
   await emitIntentEvent(db, id, 'purchase_intent.confirmed');
   if (intent.fulfillment_method !== 'VOUCHER')
     await enqueue(
@@ -642,9 +645,11 @@ async function enqueueSessionCancel(db: Executor, intentId: string): Promise<voi
 /**
  * Delivery of a CONFIRMED, ASSIGNED intent (the job's work; idempotent: an intent already given
  * its claims or transactions is left alone). TRANSFER: minted (or transferred when minted and held)
- * to eth_address through the token-flow pipeline, the items' reservations passed to its records;
- * COMPLETED or EXCEPTION at settlement. EMAIL: one email claim per item (expiring after the
- * policy's email_claim_duration, with the listing's campaign), COMPLETED once created and mailed.
+ * to eth_address through the token-flow pipeline, the items' reservations passed to its records
+ * (ERC-1155: the records covered by the listing's reservation); COMPLETED or EXCEPTION at
+ * settlement. EMAIL: one email claim per item (expiring after the policy's email_claim_duration,
+ * with the listing's campaign; ERC-1155: one claim for the intent's quantity, covered by the
+ * listing), COMPLETED once created and mailed.
  * A delivery the contract cannot carry is EXCEPTION with the reason.
  */
 export async function deliverPurchaseIntent(db: Executor, deps: Deps, id: string): Promise<void> {
@@ -656,10 +661,12 @@ export async function deliverPurchaseIntent(db: Executor, deps: Deps, id: string
   const items = await lockItems(db, intent.item_ids);
   const erc1155 = collection.token_type === 'ERC1155';
   const quantity = erc1155 ? BigInt(intent.quantity) : 1n;
-  const fail = (reason: string) =>
-    repo.updateIntent(db, id, { fulfillment_status: 'EXCEPTION', fulfillment_error: reason });
+  const fail = async (reason: string) => {
+    await repo.updateIntent(db, id, { fulfillment_status: 'EXCEPTION', fulfillment_error: reason });
+    // Undeliverable: an ended ERC-1155 listing no longer keeps units for this sale.
+    if (erc1155) await endCoveredUnits(db, listing.id);
+  };
   if (intent.fulfillment_method === 'EMAIL') {
-    if (erc1155) return fail('ERC1155 sales are not delivered by email claim yet');
     const expiration = new Date(Date.now() + policyOf(listing).email_claim_duration * 1000);
     const claimIds: string[] = [];
     for (const item of items) {
@@ -671,7 +678,9 @@ export async function deliverPurchaseIntent(db: Executor, deps: Deps, id: string
           quantity,
           campaignId: listing.campaign_id,
           expiration,
-          reservedBy: id,
+          // ERC-1155: the intent's units of the item stay under the listing's reservation, which
+          // keeps the item for its other buyers; the claim is covered by it (createSaleClaim).
+          ...(erc1155 ? { coveredBy: listing.id } : { reservedBy: id }),
         }),
       );
     }
@@ -726,8 +735,10 @@ export async function settlePurchaseDelivery(
   const intents = await repo.lockIntentsOfTransaction(db, transaction.id);
   if (intents.length === 0) return;
   const succeeded = transaction.state === 'COMPLETED' && transaction.on_chain_status === 'SUCCESS';
+  const ended = new Set<string>();
   for (const intent of intents) {
     if (!succeeded) {
+      ended.add(intent.listing_id);
       await repo.updateIntent(db, intent.id, {
         fulfillment_status: 'EXCEPTION',
         fulfillment_error: `delivery transaction ${transaction.id} ${
@@ -753,10 +764,13 @@ export async function settlePurchaseDelivery(
         all = false;
     }
     if (all && intent.fulfillment_status !== 'COMPLETED') {
+      ended.add(intent.listing_id);
       await repo.updateIntent(db, intent.id, { fulfillment_status: 'COMPLETED' });
       await emitIntentEvent(db, intent.id, 'purchase_intent.fulfilled');
     }
   }
+  // Deliveries that ended: an ended ERC-1155 listing kept its item for them (endCoveredUnits).
+  for (const listingId of [...ended].sort()) await endCoveredUnits(db, listingId);
 }
 
 /**
@@ -809,6 +823,11 @@ export async function expireDuePurchaseIntents(db: Executor, batch = 500): Promi
 }
 
 /** A cancelled listing's PENDING intents become CANCELLED (their holds end with the listing). */
+/** Units of a listing's CONFIRMED intents whose delivery has not ended (see endCoveredUnits). */
+export function unitsInDelivery(db: Executor, listingId: string): Promise<bigint> {
+  return repo.unitsInDelivery(db, listingId);
+}
+
 export async function cancelPendingIntentsOfListing(db: Executor, listingId: string): Promise<void> {
   const pending = await repo.lockPendingIntentsOfListing(db, listingId);
   for (const intent of pending) {
