@@ -20,6 +20,8 @@ const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
 const STARTS = Number(process.env.BENCH_HTTP_STARTS ?? 3);
 /** Items of the large collection GET /v1/items pages through. */
 const LIST_ITEMS = Number(process.env.BENCH_HTTP_LIST_ITEMS ?? 100_000);
+/** Only the figures whose name contains this text (e.g. `items/{item_id}`). */
+const ONLY = process.env.BENCH_HTTP_ONLY;
 /** A folder: the service runs under `node --cpu-prof` and writes its profile there on exit. */
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
 
@@ -248,6 +250,7 @@ export async function httpBench(): Promise<void> {
       ],
     ];
 
+    const measured = figures.filter(([name]) => ONLY === undefined || name.includes(ONLY));
     // Resident memory of both servers, sampled while the load runs.
     let maxRss = rssAtStart;
     let maxBaselineRss = baselineRssAtStart;
@@ -258,11 +261,11 @@ export async function httpBench(): Promise<void> {
     const out: string[] = [];
     try {
       // Warm-up: JIT and connection pools of both servers.
-      for (const [, target, headers, [, baselineTarget]] of figures) {
+      for (const [, target, headers, [, baselineTarget]] of measured) {
         await loadFrom(baselineTarget!, {}, 1);
         await loadFrom(target, headers, 1);
       }
-      for (const [name, target, headers, [baselineName, baselineTarget], goal] of figures) {
+      for (const [name, target, headers, [baselineName, baselineTarget], goal] of measured) {
         const byRate: number[] = [];
         const byCpu: number[] = [];
         for (let round = 0; round < ROUNDS; round++) {
