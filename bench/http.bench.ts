@@ -254,8 +254,11 @@ export async function httpBench(): Promise<void> {
     // Resident memory of both servers, sampled while the load runs.
     let maxRss = rssAtStart;
     let maxBaselineRss = baselineRssAtStart;
+    let figureMaxRss = 0;
     const sampler = setInterval(() => {
-      maxRss = Math.max(maxRss, rssMb(svc.pid));
+      const rss = rssMb(svc.pid);
+      maxRss = Math.max(maxRss, rss);
+      figureMaxRss = Math.max(figureMaxRss, rss);
       maxBaselineRss = Math.max(maxBaselineRss, rssMb(baseline!.child.pid!));
     }, 100);
     const out: string[] = [];
@@ -268,6 +271,7 @@ export async function httpBench(): Promise<void> {
       for (const [name, target, headers, [baselineName, baselineTarget], goal] of measured) {
         const byRate: number[] = [];
         const byCpu: number[] = [];
+        figureMaxRss = 0;
         for (let round = 0; round < ROUNDS; round++) {
           const base = await measure(baselineTarget!, {}, baseline.child.pid!);
           const result = await measure(target, headers, svc.pid);
@@ -277,7 +281,7 @@ export async function httpBench(): Promise<void> {
           byCpu.push(base.cpuPerRequest / result.cpuPerRequest);
         }
         out.push(
-          `${`${name}: median of ${ROUNDS}`.padEnd(56)} ${median(byRate).toFixed(3)}× baseline req/s, ${median(byCpu).toFixed(3)}× baseline by CPU  goal ≥ ${goal}×`,
+          `${`${name}: median of ${ROUNDS}`.padEnd(56)} ${median(byRate).toFixed(3)}× baseline req/s, ${median(byCpu).toFixed(3)}× baseline by CPU  goal ≥ ${goal}×  (service at most ${figureMaxRss.toFixed(0)} MB resident)`,
         );
       }
     } finally {
