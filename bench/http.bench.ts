@@ -22,6 +22,8 @@ const STARTS = Number(process.env.BENCH_HTTP_STARTS ?? 3);
 const LIST_ITEMS = Number(process.env.BENCH_HTTP_LIST_ITEMS ?? 100_000);
 /** Only the figures whose name contains this text (e.g. `items/{item_id}`). */
 const ONLY = process.env.BENCH_HTTP_ONLY;
+/** Extra node flags for the service (an experiment: production's `npm start` passes none). */
+const NODE_FLAGS = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 /** A folder: the service runs under `node --cpu-prof` and writes its profile there on exit. */
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
 
@@ -110,7 +112,11 @@ async function startService(databaseUrl: string, profile: boolean): Promise<Serv
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    [...(profile && CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []), 'dist/main.js'],
+    [
+      ...NODE_FLAGS,
+      ...(profile && CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []),
+      'dist/main.js',
+    ],
     {
       cwd: ROOT,
       env: {
