@@ -16,6 +16,7 @@ import { createMetrics } from './http/metrics.ts';
 import { addExamples } from './http/openapi-examples.ts';
 import { addOverview } from './http/openapi-overview.ts';
 import { recordRoute } from './http/route-table.ts';
+import { buildSerializerOnFirstUse, validatorOnFirstUse } from './http/schema-compilers.ts';
 import type { App, RouteModule } from './http/types.ts';
 import { WEBHOOKS_PREFIX, webhooksScope } from './http/webhooks-scope.ts';
 import { uuidv7 } from './lib/ids.ts';
@@ -174,6 +175,8 @@ export async function buildApp(ctx: AppContext, limits: Partial<HttpLimits> = {}
     // answer (the JSON body, or the HTML page) from the onRequest hook below.
     return503OnClosing: false,
     trustProxy: ctx.config.http.trustProxy,
+    // Response serializers compiled on first use (http/schema-compilers.ts); validators too, below.
+    schemaController: { compilersFactory: { buildSerializer: buildSerializerOnFirstUse } },
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : uuidv7();
@@ -294,9 +297,11 @@ function installValidation(app: App) {
     textAjv.addSchema(schema);
   }
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body'
-      ? boundedBodyValidator(firstErrorAjv.compile(schema), () => bodyAjv.compile(schema))
-      : textAjv.compile(schema),
+    validatorOnFirstUse(() =>
+      httpPart === 'body'
+        ? boundedBodyValidator(firstErrorAjv.compile(schema), () => bodyAjv.compile(schema))
+        : textAjv.compile(schema),
+    ),
   );
 }
 

@@ -19,6 +19,8 @@ import { findTestServer, withDatabase } from './postgres.ts';
 
 export const TEST_PASSWORD = 'correct horse battery';
 export const PLATFORM_ADMIN_EMAIL = 'platform@example.test';
+/** The test configuration's SECRET_KEY (a service process started on a test database needs it). */
+export const TEST_SECRET_KEY = 'test-secret-key-test-secret-key-0123456789';
 
 /**
  * A fresh database for one test file: cloned from the run's migrated template (see test/run.ts),
@@ -78,7 +80,7 @@ async function adminQuery(adminUrl: string, text: string): Promise<void> {
 export function testConfig(databaseUrl: string, overrides: Record<string, string> = {}): Config {
   return parseConfig({
     DATABASE_URL: databaseUrl,
-    SECRET_KEY: 'test-secret-key-test-secret-key-0123456789',
+    SECRET_KEY: TEST_SECRET_KEY,
     PUBLIC_BASE_URL: 'http://tokens.test',
     LOG_LEVEL: 'silent',
     BOOTSTRAP_ADMIN_EMAIL: PLATFORM_ADMIN_EMAIL,

@@ -1,23 +1,27 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { Logger, runMigrations as runJobQueueMigrations } from 'graphile-worker';
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type pg from 'pg';
+import { COMPILED, ROOT } from '../lib/paths.ts';
 import type { Database } from './schema.ts';
 
-const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+// The sources' migrations/*.ts, or their build (dist/migrations/*.js, `npm run build`) when the
+// service runs compiled: a migration's name is its file's without the extension either way.
+const MIGRATIONS_DIR = path.join(ROOT, COMPILED ? 'dist/migrations' : 'migrations');
+const MIGRATION_FILE = COMPILED ? /^\d{4}_[\w-]+\.js$/ : /^\d{4}_[\w-]+\.ts$/;
 // Session-level advisory lock held while any instance migrates: a second instance starting at
 // the same time waits, then finds nothing left to do.
 const MIGRATION_LOCK_KEY = 7_301_955_211;
 
 class FolderMigrationProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
-    const files = (await fs.readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_[\w-]+\.ts$/.test(f)).sort();
+    const files = (await fs.readdir(MIGRATIONS_DIR)).filter((f) => MIGRATION_FILE.test(f)).sort();
     const migrations: Record<string, Migration> = {};
     for (const file of files) {
       const module = (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as Migration;
-      migrations[file.replace(/\.ts$/, '')] = { up: module.up };
+      migrations[file.replace(/\.[jt]s$/, '')] = { up: module.up };
     }
     return migrations;
   }

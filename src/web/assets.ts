@@ -4,9 +4,10 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { ApiError } from '../http/errors.ts';
 import type { App } from '../http/types.ts';
+import { ROOT } from '../lib/paths.ts';
 
 /** Static files of the web pages, served by the service itself (no CDN, no third party). */
-const ASSETS_DIR = path.resolve(import.meta.dirname, 'assets');
+const ASSETS_DIR = path.join(ROOT, 'src/web/assets');
 const ASSETS_PREFIX = '/assets/';
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -79,7 +80,7 @@ export function assetUrl(name: string): string {
  * page), held in memory and served like the files above. A bundle is named by its entry, so
  * `scriptUrl('claim.js')` is `/assets/claim.<hash>.js`.
  */
-const CLIENT_DIR = path.resolve(import.meta.dirname, 'client');
+const CLIENT_DIR = path.join(ROOT, 'src/web/client');
 const SCRIPT_ENTRIES: Record<string, string> = { 'claim.js': 'claim.ts', 'checkout.js': 'checkout.ts' };
 
 let scripts: Promise<Catalog> | undefined;
@@ -98,7 +99,7 @@ async function bundle(): Promise<Catalog> {
   for (const [name, entry] of Object.entries(SCRIPT_ENTRIES)) {
     const result = await build({
       entryPoints: [path.join(CLIENT_DIR, entry)],
-      absWorkingDir: path.resolve(import.meta.dirname, '../..'),
+      absWorkingDir: ROOT,
       bundle: true,
       format: 'esm',
       platform: 'browser',

@@ -1,3 +1,4 @@
+import { CompiledQuery, type InferResult } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 
 /** What a principal is made of: the user and its organization's switches. */
@@ -46,8 +47,8 @@ export async function touchApiKeyLastUsed(db: Executor, apiKeyId: string): Promi
   await db.updateTable('api_keys').set({ last_used: new Date() }).where('id', '=', apiKeyId).execute();
 }
 
-/** GET /v1/me in one query: the user and its organization, the columns they are shown with. */
-export function findMe(db: Executor, userId: string) {
+/** GET /v1/me's query: the user and its organization, the columns they are shown with. */
+function meQuery(db: Executor, userId: string) {
   return db
     .selectFrom('users')
     .innerJoin('organizations', 'organizations.id', 'users.organization_id')
@@ -73,6 +74,18 @@ export function findMe(db: Executor, userId: string) {
       'organizations.platform_sale_fee as org_platform_sale_fee',
       'organizations.created_at as org_created_at',
     ])
-    .where('users.id', '=', userId)
-    .executeTakeFirst();
+    .where('users.id', '=', userId);
+}
+
+type MeRow = InferResult<ReturnType<typeof meQuery>>[number];
+let meSql: string | undefined;
+
+/**
+ * GET /v1/me in one query. Its SQL is built once: building its twenty columns with Kysely cost
+ * about 40 µs a call, a tenth of the request; only the user id (the one parameter) changes.
+ */
+export async function findMe(db: Executor, userId: string): Promise<MeRow | undefined> {
+  meSql ??= meQuery(db, '').compile().sql;
+  const { rows } = await db.executeQuery(CompiledQuery.raw(meSql, [userId]) as CompiledQuery<MeRow>);
+  return rows[0];
 }
