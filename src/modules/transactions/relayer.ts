@@ -21,7 +21,7 @@ import {
   type TransactionLifecycle,
 } from './transaction-lifecycle.ts';
 import * as repo from './transactions.repository.ts';
-import { emitSettledEvent } from './transactions.service.ts';
+import { emitSettledEvent, emitSettledEvents } from './transactions.service.ts';
 
 /**
  * The transaction relayer (DESIGN.md "The transaction relayer"). One instance drives each
@@ -63,6 +63,13 @@ const FUNDS_BACKOFF_MS = 5_000;
 const RPC_CONCURRENCY = 16;
 /** Rows promoted (nonce, sign, store) in one database transaction. */
 const PROMOTE_BATCH = 200;
+/** Newest blocks whose receipts a pass reads (eth_getBlockReceipts), one call per block. */
+const RECEIPT_BLOCKS = 16;
+/** After a node failed eth_getBlockReceipts, receipts are looked up one by one for this long. */
+const BLOCK_RECEIPTS_OFF_MS = 60_000;
+
+/** Receipts of whole blocks, read once per pass and network whatever the number of senders. */
+type BlockReceipts = Map<bigint, Promise<Receipt[] | null>>;
 
 interface Pair {
   network: NetworkRow;
@@ -73,6 +80,7 @@ interface Pair {
   client: ChainClient;
   wallet: WalletRow;
   account: PrivateKeyAccount;
+  blocks: BlockReceipts;
 }
 
 export class Relayer {
@@ -83,9 +91,14 @@ export class Relayer {
   private readonly reconcileEveryMs: number;
   private readonly reconciledAt = new Map<string, number>();
   private readonly rebroadcastAt = new Map<string, bigint>();
+  /** When a network's node last failed eth_getBlockReceipts. */
+  private readonly blockReceiptsFailedAt = new Map<number, number>();
+  private readonly accounts = new Map<string, PrivateKeyAccount>();
   private running: Promise<void> | undefined;
   private stopping = false;
   private wake: (() => void) | undefined;
+  /** A poke that came during a pass: the next pass starts without waiting. */
+  private poked = false;
 
   constructor(
     private readonly ctx: AppContext,
@@ -106,7 +119,8 @@ export class Relayer {
 
   /** Asks for a pass now (new work was queued). */
   poke(): void {
-    this.wake?.();
+    if (this.wake) this.wake();
+    else this.poked = true;
   }
 
   async stop(): Promise<void> {
@@ -125,6 +139,10 @@ export class Relayer {
         this.log.warn({ err: error }, 'relayer pass failed');
       }
       if (this.stopping) break;
+      if (this.poked) {
+        this.poked = false;
+        continue;
+      }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.pollMs);
         this.wake = () => {
@@ -142,12 +160,13 @@ export class Relayer {
     await Promise.all(
       networks.map(async (network) => {
         const senders = await repo.sendersWithWork(this.db, network.id);
-        await Promise.all(senders.map((address) => this.drive(network, address as Hex)));
+        const blocks: BlockReceipts = new Map();
+        await Promise.all(senders.map((address) => this.drive(network, address as Hex, blocks)));
       }),
     );
   }
 
-  private async drive(network: NetworkRow, address: Hex): Promise<void> {
+  private async drive(network: NetworkRow, address: Hex, blocks: BlockReceipts): Promise<void> {
     const epoch = await repo.acquireLease(
       this.db,
       network.id,
@@ -168,7 +187,8 @@ export class Relayer {
       renewedAt: Date.now(),
       client: this.clientFor(network),
       wallet,
-      account: signerOf(this.ctx.keyring, wallet),
+      account: this.signer(wallet),
+      blocks,
     };
     const key = `${network.id}:${address}:${epoch}`;
     try {
@@ -207,6 +227,17 @@ export class Relayer {
         'relayer step failed',
       );
     }
+  }
+
+  /** The wallet's signer, its key decrypted once per process. */
+  private signer(wallet: WalletRow): PrivateKeyAccount {
+    const key = `${wallet.id}:${wallet.private_key}`;
+    let account = this.accounts.get(key);
+    if (!account) {
+      account = signerOf(this.ctx.keyring, wallet);
+      this.accounts.set(key, account);
+    }
+    return account;
   }
 
   private clientFor(network: NetworkRow): ChainClient {
@@ -305,13 +336,26 @@ export class Relayer {
       this.db,
       submitted.map((r) => r.id),
     );
+    // Receipts of the blocks mined since the rows were sent, one call per block, read after the
+    // nonce like the lookups below. A row found there needs no call of its own; a row not found is
+    // looked up by hash only when "no receipt" would make this pass act on it (re-nonce, re-send,
+    // bump, reorg), so such decisions rest on a lookup of the row's own hashes, as always.
+    const inBlocks = await this.receiptsInBlocks(pair, submitted, head);
     // Rows are independent: a failed lookup leaves its row to the next pass, the others go on.
-    const receipts = await mapLimit(submitted, RPC_CONCURRENCY, (row) =>
-      this.firstReceipt(pair, hashes.get(row.id) ?? []).catch((error: unknown) => {
+    const receipts = await mapLimit(submitted, RPC_CONCURRENCY, async (row) => {
+      const rowHashes = hashes.get(row.id) ?? [];
+      if (inBlocks) {
+        for (const hash of rowHashes) {
+          const receipt = inBlocks.get(hash.toLowerCase());
+          if (receipt) return receipt;
+        }
+        if (!this.actsWithoutReceipt(pair, row, head, minedNonce, gap)) return undefined;
+      }
+      return this.firstReceipt(pair, rowHashes).catch((error: unknown) => {
         this.log.debug({ id: row.id, err: error }, 'receipt lookup failed; next pass');
         return undefined;
-      }),
-    );
+      });
+    });
     const canonical = new Map<bigint, Promise<Hex | null>>();
     const blockHash = (number: bigint) => {
       let hash = canonical.get(number);
@@ -321,12 +365,13 @@ export class Relayer {
       }
       return hash;
     };
+    const completions: repo.Completion[] = [];
     await mapLimit(submitted, RPC_CONCURRENCY, async (row, i) => {
       const receipt = receipts[i];
       if (receipt === undefined) return;
       try {
         await this.keepLease(pair);
-        await this.settle(
+        const completion = await this.settle(
           pair,
           row,
           receipt,
@@ -335,11 +380,85 @@ export class Relayer {
           blockHash,
           gap !== undefined && row.nonce > gap,
         );
+        if (completion) completions.push(completion);
       } catch (error) {
         if (error instanceof LeaseLost) throw error;
         this.log.debug({ id: row.id, err: error }, 'monitoring a transaction failed; next pass');
       }
     });
+    await this.complete(pair, completions);
+  }
+
+  /**
+   * Settles the rows whose receipt is final, all in one database transaction: each row still
+   * SUBMITTED moves to COMPLETED with its `transaction_settled` job and event.
+   */
+  private async complete(pair: Pair, completions: repo.Completion[]): Promise<void> {
+    if (completions.length === 0) return;
+    await this.withLease(pair, async (tx) => {
+      const settled = await repo.completeSubmitted(tx, completions, new Date());
+      await repo.queueSettledJobs(tx, settled);
+      await emitSettledEvents(tx, settled);
+    });
+    for (const { id } of completions) this.rebroadcastAt.delete(id);
+  }
+
+  /** Whether a row with no receipt would be acted on by `settle` this pass (not just waited for). */
+  private actsWithoutReceipt(
+    pair: Pair,
+    row: SubmittedTransaction,
+    head: bigint,
+    minedNonce: bigint,
+    gap: bigint | undefined,
+  ): boolean {
+    if (row.mined !== null || minedNonce > row.nonce) return true;
+    if (gap !== undefined && row.nonce > gap) return false;
+    return (
+      this.resubmitDue(pair, row, head) ||
+      (head > row.submittedBlock + 1n && this.rebroadcastAt.get(row.id) !== head)
+    );
+  }
+
+  /**
+   * Receipts (by lowercase hash) of the blocks the rows can have been mined in since they were
+   * sent (the newest RECEIPT_BLOCKS at most), or undefined when the node cannot say: then every
+   * row is looked up by hash.
+   */
+  private async receiptsInBlocks(
+    pair: Pair,
+    rows: SubmittedTransaction[],
+    head: bigint,
+  ): Promise<Map<string, Receipt> | undefined> {
+    const failedAt = this.blockReceiptsFailedAt.get(pair.network.id);
+    if (failedAt !== undefined && Date.now() - failedAt < BLOCK_RECEIPTS_OFF_MS) return undefined;
+    let from = head + 1n;
+    for (const row of rows) {
+      // A broadcast is recorded with the head read before it: it is mined in a later block.
+      const first = row.mined ? row.mined.number : row.submittedBlock + 1n;
+      if (first < from) from = first;
+    }
+    if (from <= head - BigInt(RECEIPT_BLOCKS)) from = head - BigInt(RECEIPT_BLOCKS) + 1n;
+    const byHash = new Map<string, Receipt>();
+    try {
+      const numbers: bigint[] = [];
+      for (let n = from; n <= head; n++) numbers.push(n);
+      const blocks = await mapLimit(numbers, RPC_CONCURRENCY, (n) => {
+        let receipts = pair.blocks.get(n);
+        if (!receipts) {
+          receipts = pair.client.blockReceipts(n);
+          pair.blocks.set(n, receipts);
+        }
+        return receipts;
+      });
+      for (const receipts of blocks) {
+        for (const receipt of receipts ?? []) byHash.set(receipt.transactionHash.toLowerCase(), receipt);
+      }
+    } catch (error) {
+      this.blockReceiptsFailedAt.set(pair.network.id, Date.now());
+      this.log.debug({ network: pair.network.id, err: error }, 'block receipts failed; receipts one by one');
+      return undefined;
+    }
+    return byHash;
   }
 
   /** What one SUBMITTED row needs, given its receipt (null: none on chain). */
@@ -351,10 +470,11 @@ export class Relayer {
     minedNonce: bigint,
     blockHash: (number: bigint) => Promise<Hex | null>,
     behindGap: boolean,
-  ): Promise<void> {
+  ): Promise<repo.Completion | undefined> {
     if (receipt) {
-      await this.onReceipt(pair, row, receipt, head, blockHash);
-    } else if (row.mined !== null) {
+      return this.onReceipt(pair, row, receipt, head, blockHash);
+    }
+    if (row.mined !== null) {
       // Mined once, gone now: a reorg dropped it. Record that and send the same bytes again.
       await this.withLease(pair, (tx) =>
         repo.updateTransaction(tx, row.id, {
@@ -377,6 +497,7 @@ export class Relayer {
       this.rebroadcastAt.set(row.id, head);
       await this.rebroadcast(pair, row.id, row.raw);
     }
+    return undefined;
   }
 
   /** The wallet's nonce as of the newest block that is `confirmations` deep (final). */
@@ -406,7 +527,7 @@ export class Relayer {
     receipt: Receipt,
     head: bigint,
     blockHash: (number: bigint) => Promise<Hex | null>,
-  ): Promise<void> {
+  ): Promise<repo.Completion | undefined> {
     const status = receipt.status === 'success' ? 'SUCCESS' : 'FAILURE';
     const minedFields = {
       tx_hash: receipt.transactionHash,
@@ -423,24 +544,21 @@ export class Relayer {
       if (row.mined?.hash !== receipt.blockHash) {
         await this.withLease(pair, (tx) => repo.updateTransaction(tx, row.id, minedFields));
       }
-      return;
+      return undefined;
     }
-    // Deep enough; final only if its block is still the canonical one at that height.
-    if ((await blockHash(receipt.blockNumber)) !== receipt.blockHash) return;
-    await this.withLease(pair, async (tx) => {
-      const current = await this.findForUpdate(tx, row.id);
-      if (current?.state !== 'SUBMITTED') return;
-      const settled = await repo.updateTransaction(tx, row.id, {
-        ...minedFields,
-        state: 'COMPLETED',
-        completed_at: new Date(),
-        failure_reason: status === 'FAILURE' ? 'reverted on chain' : null,
-        last_error: null,
-      });
-      await repo.queueSettledJob(tx, row);
-      await emitSettledEvent(tx, settled);
-    });
-    this.rebroadcastAt.delete(row.id);
+    // Deep enough; final only if its block is still the canonical one at that height. The pass
+    // settles its final rows together (complete).
+    if ((await blockHash(receipt.blockNumber)) !== receipt.blockHash) return undefined;
+    return {
+      id: row.id,
+      txHash: receipt.transactionHash,
+      blockNumber: receipt.blockNumber,
+      blockHash: receipt.blockHash,
+      status,
+      gasUsed: receipt.gasUsed,
+      effectiveGasPrice: receipt.effectiveGasPrice,
+      contractAddress: receipt.contractAddress,
+    };
   }
 
   private resubmitDue(pair: Pair, row: SubmittedTransaction, head: bigint): boolean {
@@ -651,10 +769,12 @@ export class Relayer {
         await repo.raiseNextNonce(tx, pair.network.id, pair.address, chainPending);
         nonce = (await repo.findNextNonceForUpdate(tx, pair.network.id, pair.address))!;
       }
-      for (const row of rows) {
-        await this.signAndQueue(tx, pair, row, nonce, gasById.get(row.id)!, fees);
-        nonce++;
-      }
+      await this.signAndQueueAll(
+        tx,
+        pair,
+        rows.map((row, i) => ({ row, nonce: nonce + BigInt(i), gas: gasById.get(row.id)! })),
+        fees,
+      );
       return rows.length;
     });
     if (promoted > 0) await this.broadcastQueued(pair);
@@ -685,7 +805,7 @@ export class Relayer {
     }
   }
 
-  private async signAndQueue(
+  private signAndQueue(
     tx: Executor,
     pair: Pair,
     row: PendingTransaction,
@@ -693,27 +813,49 @@ export class Relayer {
     gas: bigint,
     fees: Fees,
   ): Promise<void> {
-    const signed = await this.sign(pair, row, nonce, gas, fees);
-    // The raw bytes are stored before any broadcast.
-    await repo.insertAttempt(tx, {
-      transaction_id: row.id,
-      tx_hash: signed.hash,
-      raw_tx: signed.raw,
-      nonce: nonce.toString(),
-      ...feeColumns(fees),
-    });
-    await repo.setNextNonce(tx, pair.network.id, pair.address, nonce + 1n);
-    await repo.updateTransaction(tx, row.id, {
-      state: 'QUEUED',
-      nonce: nonce.toString(),
-      gas_limit: gas.toString(),
-      raw_tx: signed.raw,
-      tx_hash: signed.hash,
-      ...feeColumns(fees),
-      attempts: row.attempts + 1,
-      last_error: null,
-      next_attempt_at: new Date(),
-    });
+    return this.signAndQueueAll(tx, pair, [{ row, nonce, gas }], fees);
+  }
+
+  /**
+   * Signs rows with the nonces given (consecutive, ascending) and stores them QUEUED, the raw
+   * bytes before any broadcast: one statement for the attempts, one for the rows, one for the
+   * wallet's next nonce (after the last one), in the caller's transaction.
+   */
+  private async signAndQueueAll(
+    tx: Executor,
+    pair: Pair,
+    batch: readonly { row: PendingTransaction; nonce: bigint; gas: bigint }[],
+    fees: Fees,
+  ): Promise<void> {
+    if (batch.length === 0) return;
+    const fee = feeColumns(fees);
+    const signed: repo.SignedRow[] = [];
+    for (const { row, nonce, gas } of batch) {
+      const { raw, hash } = await this.sign(pair, row, nonce, gas, fees);
+      signed.push({
+        id: row.id,
+        nonce,
+        gasLimit: gas,
+        raw,
+        hash,
+        maxFeePerGas: fee.max_fee_per_gas,
+        maxPriorityFeePerGas: fee.max_priority_fee_per_gas,
+        gasPrice: fee.gas_price,
+        attempts: row.attempts + 1,
+      });
+    }
+    await repo.insertAttempts(
+      tx,
+      signed.map((s) => ({
+        transaction_id: s.id,
+        tx_hash: s.hash,
+        raw_tx: s.raw,
+        nonce: s.nonce.toString(),
+        ...fee,
+      })),
+    );
+    await repo.setNextNonce(tx, pair.network.id, pair.address, signed[signed.length - 1]!.nonce + 1n);
+    await repo.queueSigned(tx, signed, new Date());
   }
 
   private async sign(

@@ -5,7 +5,7 @@ import { ApiError } from '../../http/errors.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import { findNetwork } from '../networks/networks.service.ts';
-import { emitEvent } from '../webhooks/webhook-events.service.ts';
+import { emitEvent, emitEvents, type NewEvent } from '../webhooks/webhook-events.service.ts';
 import * as repo from './transactions.repository.ts';
 import type { Transaction } from './transactions.schemas.ts';
 
@@ -113,12 +113,25 @@ export function toTransaction(row: TransactionRow): Transaction {
  * organization) have no subscriber.
  */
 export async function emitSettledEvent(db: Executor, row: TransactionRow): Promise<void> {
-  if (row.organization_id === null) return;
+  const event = settledEvent(row);
+  if (event) await emitEvent(db, event);
+}
+
+/** emitSettledEvent for many rows (the relayer settles a block's worth at once). */
+export async function emitSettledEvents(db: Executor, rows: readonly TransactionRow[]): Promise<void> {
+  await emitEvents(
+    db,
+    rows.map(settledEvent).filter((event) => event !== undefined),
+  );
+}
+
+function settledEvent(row: TransactionRow): NewEvent | undefined {
+  if (row.organization_id === null) return undefined;
   const succeeded = row.state === 'COMPLETED' && row.on_chain_status === 'SUCCESS';
-  await emitEvent(db, {
+  return {
     organizationId: row.organization_id,
     type: succeeded ? 'transaction.completed' : 'transaction.failed',
     resourceId: row.id,
     data: toTransaction(row),
-  });
+  };
 }
