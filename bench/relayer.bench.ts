@@ -26,6 +26,8 @@ interface Figure {
   rate: number;
   latency: number[];
   failed: number;
+  /** Seconds until the last row was queued (the relayer only). */
+  queued?: number;
 }
 
 async function rpc(chain: DevChain, method: string, params: unknown[]): Promise<void> {
@@ -112,6 +114,7 @@ async function throughRelayer(
       }
     }),
   );
+  const queued = (performance.now() - t0) / 1000;
   for (;;) {
     const { n } = await env.database.db
       .selectFrom('transactions')
@@ -133,6 +136,7 @@ async function throughRelayer(
     rate: total / seconds,
     latency: rows.map((r) => r.completed_at!.getTime() - r.created_at.getTime()).sort((a, b) => a - b),
     failed: rows.filter((r) => r.state !== 'COMPLETED').length,
+    queued,
   };
 }
 
@@ -170,7 +174,7 @@ export async function relayerBench(): Promise<void> {
     title,
     line('baseline: viem directly (send, then receipts)', direct, '(baseline)'),
     line('relayer (queued → COMPLETED)', relayed, `${(relayed.rate / direct.rate).toFixed(3)}× baseline`),
-    relayed.failed > 0 ? `NOT COMPLETED: ${relayed.failed}` : 'all completed',
+    `${relayed.failed > 0 ? `NOT COMPLETED: ${relayed.failed}` : 'all completed'} (the last row queued after ${relayed.queued?.toFixed(1)} s)`,
   ];
   process.stdout.write(
     `${[

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { type Hex, isHex, keccak256 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
@@ -68,8 +69,13 @@ const RECEIPT_BLOCKS = 16;
 /** After a node failed eth_getBlockReceipts, receipts are looked up one by one for this long. */
 const BLOCK_RECEIPTS_OFF_MS = 60_000;
 
-/** Receipts of whole blocks, read once per pass and network whatever the number of senders. */
-type BlockReceipts = Map<bigint, Promise<Receipt[] | null>>;
+/** What a pass reads from a network once, whatever the number of its senders with work. */
+interface NetworkPass {
+  /** Receipts of whole blocks, by number. */
+  blocks: Map<bigint, Promise<Receipt[] | null>>;
+  /** Market fees for the rows promoted in this pass. */
+  fees?: Promise<Fees>;
+}
 
 interface Pair {
   network: NetworkRow;
@@ -80,7 +86,7 @@ interface Pair {
   client: ChainClient;
   wallet: WalletRow;
   account: PrivateKeyAccount;
-  blocks: BlockReceipts;
+  shared: NetworkPass;
 }
 
 export class Relayer {
@@ -94,6 +100,8 @@ export class Relayer {
   /** When a network's node last failed eth_getBlockReceipts. */
   private readonly blockReceiptsFailedAt = new Map<number, number>();
   private readonly accounts = new Map<string, PrivateKeyAccount>();
+  /** Leases this instance holds, by `network:address`, as last taken or renewed. */
+  private readonly leases = new Map<string, { epoch: string; renewedAt: number }>();
   private running: Promise<void> | undefined;
   private stopping = false;
   private wake: (() => void) | undefined;
@@ -128,6 +136,7 @@ export class Relayer {
     this.wake?.();
     await this.running;
     this.running = undefined;
+    this.leases.clear();
     await repo.releaseLeases(this.db, this.options.instanceId).catch(() => {});
   }
 
@@ -160,21 +169,34 @@ export class Relayer {
     await Promise.all(
       networks.map(async (network) => {
         const senders = await repo.sendersWithWork(this.db, network.id);
-        const blocks: BlockReceipts = new Map();
-        await Promise.all(senders.map((address) => this.drive(network, address as Hex, blocks)));
+        const shared: NetworkPass = { blocks: new Map() };
+        await Promise.all(senders.map((address) => this.drive(network, address as Hex, shared)));
       }),
     );
   }
 
-  private async drive(network: NetworkRow, address: Hex, blocks: BlockReceipts): Promise<void> {
-    const epoch = await repo.acquireLease(
-      this.db,
-      network.id,
-      address,
-      this.options.instanceId,
-      this.leaseSeconds,
-    );
-    if (epoch === undefined) return;
+  private async drive(network: NetworkRow, address: Hex, shared: NetworkPass): Promise<void> {
+    // A lease taken or renewed less than a third of its time ago is not written again: every
+    // write checks it anyway (fencing), and keepLease renews it as the pass goes on.
+    const leaseKey = `${network.id}:${address}`;
+    let lease = this.leases.get(leaseKey);
+    if (lease === undefined || Date.now() - lease.renewedAt >= (this.leaseSeconds * 1000) / 3) {
+      const renewedAt = Date.now();
+      const taken = await repo.acquireLease(
+        this.db,
+        network.id,
+        address,
+        this.options.instanceId,
+        this.leaseSeconds,
+      );
+      if (taken === undefined) {
+        this.leases.delete(leaseKey);
+        return;
+      }
+      lease = { epoch: taken, renewedAt };
+      this.leases.set(leaseKey, lease);
+    }
+    const epoch = lease.epoch;
     const wallet = await findWalletByAddress(this.db, address);
     if (!wallet) {
       this.log.error({ address }, 'transactions from an address the service has no wallet for');
@@ -184,11 +206,11 @@ export class Relayer {
       network,
       address,
       epoch,
-      renewedAt: Date.now(),
+      renewedAt: lease.renewedAt,
       client: this.clientFor(network),
       wallet,
       account: this.signer(wallet),
-      blocks,
+      shared,
     };
     const key = `${network.id}:${address}:${epoch}`;
     try {
@@ -204,6 +226,7 @@ export class Relayer {
       await this.step(pair, 'promote', () => this.promote(pair));
     } catch (error) {
       if (error instanceof LeaseLost) {
+        this.leases.delete(leaseKey);
         this.log.info({ network: network.id, address }, 'lease lost; another instance drives this wallet');
         return;
       }
@@ -268,6 +291,7 @@ export class Relayer {
       throw new LeaseLost();
     }
     pair.renewedAt = Date.now();
+    this.leases.set(`${network.id}:${address}`, { epoch, renewedAt: pair.renewedAt });
   }
 
   /** Runs `fn` in a database transaction that holds the lease (fencing), or throws LeaseLost. */
@@ -443,10 +467,10 @@ export class Relayer {
       const numbers: bigint[] = [];
       for (let n = from; n <= head; n++) numbers.push(n);
       const blocks = await mapLimit(numbers, RPC_CONCURRENCY, (n) => {
-        let receipts = pair.blocks.get(n);
+        let receipts = pair.shared.blocks.get(n);
         if (!receipts) {
           receipts = pair.client.blockReceipts(n);
-          pair.blocks.set(n, receipts);
+          pair.shared.blocks.set(n, receipts);
         }
         return receipts;
       });
@@ -663,7 +687,7 @@ export class Relayer {
         failures.push({ row, error });
       }
     });
-    await this.withLease(pair, (tx) => repo.markSubmitted(tx, sent, head));
+    await this.markSent(pair, sent, head);
     for (const { row, error } of failures.sort((a, b) => Number(a.row.nonce - b.row.nonce))) {
       await this.onBroadcastError(pair, row, error, head).catch((failure: unknown) => {
         if (failure instanceof LeaseLost) throw failure;
@@ -673,7 +697,20 @@ export class Relayer {
   }
 
   private async markSubmitted(pair: Pair, id: string, head: bigint): Promise<void> {
-    await this.withLease(pair, (tx) => repo.markSubmitted(tx, [id], head));
+    await this.markSent(pair, [id], head);
+  }
+
+  /**
+   * QUEUED → SUBMITTED after a broadcast. Its commit does not wait for the disk flush: a database
+   * crash that loses it leaves the rows QUEUED, and their stored bytes are sent again (the same
+   * transaction), so nothing depends on it being durable.
+   */
+  private async markSent(pair: Pair, ids: string[], head: bigint): Promise<void> {
+    if (ids.length === 0) return;
+    await this.withLease(pair, async (tx) => {
+      await sql`SET LOCAL synchronous_commit = off`.execute(tx);
+      await repo.markSubmitted(tx, ids, head);
+    });
   }
 
   private async onBroadcastError(
@@ -748,8 +785,8 @@ export class Relayer {
     if (room <= 0) return;
     const pending = await this.live(pair, 'PENDING', room);
     if (pending.length === 0) return;
-    const fees = await marketFees(pair.client, pair.network.config.gasStrategy);
-    const chainPending = BigInt(await pair.client.nonce(pair.address, 'pending'));
+    pair.shared.fees ??= marketFees(pair.client, pair.network.config.gasStrategy);
+    const fees = await pair.shared.fees;
     const gas = await mapLimit(pending, RPC_CONCURRENCY, (row) => this.gasFor(pair, row));
     const ready = pending.filter((_, i) => gas[i] !== undefined);
     if (ready.length === 0) return;
@@ -766,6 +803,8 @@ export class Relayer {
       if (rows.length === 0) return 0;
       let nonce = await repo.findNextNonceForUpdate(tx, pair.network.id, pair.address);
       if (nonce === undefined) {
+        // The wallet's first transaction on this network: it starts at the node's pending nonce.
+        const chainPending = BigInt(await pair.client.nonce(pair.address, 'pending'));
         await repo.raiseNextNonce(tx, pair.network.id, pair.address, chainPending);
         nonce = (await repo.findNextNonceForUpdate(tx, pair.network.id, pair.address))!;
       }
