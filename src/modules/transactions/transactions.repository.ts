@@ -28,23 +28,35 @@ export interface NewTransaction {
 }
 
 export async function insertTransaction(db: Executor, tx: NewTransaction): Promise<TransactionRow> {
-  const row = await db
-    .insertInto('transactions')
-    .values({
-      id: uuidv7(),
-      organization_id: tx.organizationId,
-      network_id: tx.networkId,
-      wallet_id: tx.walletId,
-      from_address: tx.from,
-      type: tx.type,
-      to_address: tx.to,
-      data: tx.data,
-      value: tx.value.toString(),
-      gas_limit: tx.gasLimit?.toString() ?? null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await sql`SELECT pg_notify(${TRANSACTIONS_CHANNEL}, ${`${tx.networkId}:${tx.from}`})`.execute(db);
+  const row = await insertTransactionOn(db, tx, false);
+  if (!row) throw new Error(`network ${tx.networkId} not found`);
+  return row;
+}
+
+/**
+ * Inserts the row and notifies the relayer in one statement (one round trip), when its network
+ * exists and, with `enabledOnly`, is enabled; undefined otherwise.
+ */
+export async function insertTransactionOn(
+  db: Executor,
+  tx: NewTransaction,
+  enabledOnly: boolean,
+): Promise<TransactionRow | undefined> {
+  const result = await sql<TransactionRow & { notified: unknown }>`
+    WITH inserted AS (
+      INSERT INTO transactions
+        (id, organization_id, network_id, wallet_id, from_address, type, to_address, data, value, gas_limit)
+      SELECT ${uuidv7()}::uuid, ${tx.organizationId}::uuid, n.id, ${tx.walletId}::uuid, ${tx.from}, ${tx.type},
+        ${tx.to}, ${tx.data}, ${tx.value.toString()}::numeric, ${tx.gasLimit?.toString() ?? null}::numeric
+      FROM networks AS n
+      WHERE n.id = ${tx.networkId} ${enabledOnly ? sql`AND n.enabled` : sql``}
+      RETURNING *
+    )
+    SELECT inserted.*, pg_notify(${TRANSACTIONS_CHANNEL}, ${`${tx.networkId}:${tx.from}`}) AS notified
+    FROM inserted`.execute(db);
+  const first = result.rows[0];
+  if (!first) return undefined;
+  const { notified: _, ...row } = first;
   return row;
 }
 

@@ -25,20 +25,26 @@ export interface QueueTransactionInput {
  * it from there. The caller keeps the returned id (deployment, mint request…).
  */
 export async function queueTransaction(db: Executor, input: QueueTransactionInput): Promise<TransactionRow> {
+  // One statement when the network is there and enabled; the reason is looked up only otherwise.
+  const row = await repo.insertTransactionOn(
+    db,
+    {
+      organizationId: input.wallet.organization_id,
+      networkId: input.networkId,
+      walletId: input.wallet.id,
+      from: input.wallet.address,
+      type: input.type,
+      to: input.to,
+      data: input.data,
+      value: input.value ?? 0n,
+      ...(input.gasLimit !== undefined && { gasLimit: input.gasLimit }),
+    },
+    true,
+  );
+  if (row) return row;
   const network = await findNetwork(db, input.networkId);
   if (!network) throw new ApiError('NOT_FOUND', `network ${input.networkId} not found`);
-  if (!network.enabled) throw new ApiError('INVALID_STATE', `network ${input.networkId} is disabled`);
-  return repo.insertTransaction(db, {
-    organizationId: input.wallet.organization_id,
-    networkId: input.networkId,
-    walletId: input.wallet.id,
-    from: input.wallet.address,
-    type: input.type,
-    to: input.to,
-    data: input.data,
-    value: input.value ?? 0n,
-    ...(input.gasLimit !== undefined && { gasLimit: input.gasLimit }),
-  });
+  throw new ApiError('INVALID_STATE', `network ${input.networkId} is disabled`);
 }
 
 export function findTransaction(db: Executor, id: string): Promise<TransactionRow | undefined> {
