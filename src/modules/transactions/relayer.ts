@@ -100,6 +100,8 @@ export class Relayer {
   /** When a network's node last failed eth_getBlockReceipts. */
   private readonly blockReceiptsFailedAt = new Map<number, number>();
   private readonly accounts = new Map<string, PrivateKeyAccount>();
+  /** The head block each sender's monitor last looked at in full, by `network:address`. */
+  private readonly monitoredHead = new Map<string, bigint>();
   /** Leases this instance holds, by `network:address`, as last taken or renewed. */
   private readonly leases = new Map<string, { epoch: string; renewedAt: number }>();
   private running: Promise<void> | undefined;
@@ -137,6 +139,7 @@ export class Relayer {
     await this.running;
     this.running = undefined;
     this.leases.clear();
+    this.monitoredHead.clear();
     await repo.releaseLeases(this.db, this.options.instanceId).catch(() => {});
   }
 
@@ -345,9 +348,17 @@ export class Relayer {
   // 2. Monitor ---------------------------------------------------------------------------------
 
   private async monitor(pair: Pair): Promise<void> {
-    const submitted = await this.live(pair, 'SUBMITTED', 5000);
-    if (submitted.length === 0) return;
     const head = await pair.client.blockNumber();
+    // Every decision below follows a new block (a receipt, a depth, a block without the row): at
+    // the head the last full look was at, there is nothing new to see (passes come faster than
+    // blocks). A reorg at the same height is seen with the next block.
+    const key = `${pair.network.id}:${pair.address}`;
+    if (this.monitoredHead.get(key) === head) return;
+    const submitted = await this.live(pair, 'SUBMITTED', 5000);
+    if (submitted.length === 0) {
+      this.monitoredHead.set(key, head);
+      return;
+    }
     // The nonce is read BEFORE the receipts, as of the newest block `confirmations` deep: a row
     // whose nonce is below it and that has no receipt after that read was not mined by us, so
     // giving it a new nonce cannot send it twice. Not 'latest': a reorg between the two reads
@@ -411,6 +422,7 @@ export class Relayer {
       }
     });
     await this.complete(pair, completions);
+    this.monitoredHead.set(key, head);
   }
 
   /**
