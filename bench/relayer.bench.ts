@@ -119,7 +119,11 @@ async function throughRelayer(
     const { n } = await env.database.db
       .selectFrom('transactions')
       .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('id', 'in', ids)
+      .where(
+        'from_address',
+        'in',
+        wallets.map((w) => w.address),
+      )
       .where('state', 'in', ['COMPLETED', 'CANCELLED'])
       .executeTakeFirstOrThrow();
     if (Number(n) >= total) break;
