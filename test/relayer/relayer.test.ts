@@ -63,12 +63,21 @@ describe('relayer: receipts by block', () => {
     const organization = await t.env.createOrganization();
     const other = await organizationWalletOf(t.env.database.db, organization.id);
     await t.rpc('anvil_setBalance', [other.address, `0x${(10n ** 22n).toString(16)}`]);
-    const first = await t.queueTransfers(15);
-    const second = await t.queueTransfers(15, other);
-    const relayer = t.relayer();
+    const first = await t.queueTransfers(40);
+    const second = await t.queueTransfers(40, other);
+    let blockReads = 0;
+    const client: ChainClient = {
+      ...t.client,
+      blockReceipts(number) {
+        blockReads++;
+        return t.client.blockReceipts(number);
+      },
+    };
+    const relayer = t.relayer({ clientFor: () => client });
     relayer.start();
     ctx.after(() => relayer.stop());
     const settled = await t.settled([...first.rows, ...second.rows].map((r) => r.id));
+    assert.ok(blockReads > 0, 'receipts were read by block');
     for (const row of settled) assert.equal(row.state, 'COMPLETED', row.failure_reason ?? '');
     for (const { recipients, values } of [first, second]) {
       for (const [i, recipient] of recipients.entries()) {
@@ -86,7 +95,8 @@ describe('relayer: receipts by block', () => {
         throw new Error('the method eth_getBlockReceipts does not exist/is not available');
       },
     };
-    const { rows, recipients, values } = await t.queueTransfers(10);
+    // Enough in flight for block reads to be worth it (ROWS_PER_BLOCK_READ).
+    const { rows, recipients, values } = await t.queueTransfers(40);
     const relayer = t.relayer({ clientFor: () => client });
     relayer.start();
     ctx.after(() => relayer.stop());

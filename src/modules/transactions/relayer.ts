@@ -66,6 +66,12 @@ const RPC_CONCURRENCY = 16;
 const PROMOTE_BATCH = 200;
 /** Newest blocks whose receipts a pass reads (eth_getBlockReceipts), one call per block. */
 const RECEIPT_BLOCKS = 16;
+/**
+ * Rows in flight per block read below which receipts are looked up one by one: a block's receipts
+ * weigh far more than one receipt (every transaction of the block, with its logs; hosted nodes
+ * bill them accordingly), so a wallet with a few transactions on a busy chain reads its own.
+ */
+const ROWS_PER_BLOCK_READ = 4;
 /** After a node failed eth_getBlockReceipts, receipts are looked up one by one for this long. */
 const BLOCK_RECEIPTS_OFF_MS = 60_000;
 
@@ -457,8 +463,8 @@ export class Relayer {
 
   /**
    * Receipts (by lowercase hash) of the blocks the rows can have been mined in since they were
-   * sent (the newest RECEIPT_BLOCKS at most), or undefined when the node cannot say: then every
-   * row is looked up by hash.
+   * sent (the newest RECEIPT_BLOCKS at most), or undefined when the node cannot say or the rows are
+   * too few to be worth the blocks: then every row is looked up by hash.
    */
   private async receiptsInBlocks(
     pair: Pair,
@@ -474,10 +480,13 @@ export class Relayer {
       if (first < from) from = first;
     }
     if (from <= head - BigInt(RECEIPT_BLOCKS)) from = head - BigInt(RECEIPT_BLOCKS) + 1n;
+    const numbers: bigint[] = [];
+    for (let n = from; n <= head; n++) numbers.push(n);
+    // Blocks another sender of the network read in this pass come free.
+    const toRead = numbers.filter((n) => !pair.shared.blocks.has(n)).length;
+    if (toRead * ROWS_PER_BLOCK_READ > rows.length) return undefined;
     const byHash = new Map<string, Receipt>();
     try {
-      const numbers: bigint[] = [];
-      for (let n = from; n <= head; n++) numbers.push(n);
       const blocks = await mapLimit(numbers, RPC_CONCURRENCY, (n) => {
         let receipts = pair.shared.blocks.get(n);
         if (!receipts) {

@@ -15,6 +15,17 @@ import { transactionSettledTask } from './transaction-settled.task.ts';
 /** NOTIFY channel the relayer listens on, so new work starts without waiting for a poll. */
 export const TRANSACTIONS_CHANNEL = 'transactions';
 
+/**
+ * At most one NOTIFY per this many milliseconds from this process. PostgreSQL serialises the
+ * commits of notifying transactions (a database-wide lock held through the commit's flush), so
+ * one per queued row took concurrent callers down to one flush at a time (1,000 rows from 10
+ * callers: 1.27 s against 0.3-0.6 s without). Every pass of the relayer covers every sender, so
+ * one wake-up serves all the rows of a burst; a row queued just after one is taken by the pass it
+ * started, by the next one a later notification asks for, or at the relayer's poll.
+ */
+const NOTIFY_EVERY_MS = 50;
+let notifiedAt = 0;
+
 export interface NewTransaction {
   organizationId: string | null;
   networkId: number;
@@ -42,7 +53,9 @@ export async function insertTransactionOn(
   tx: NewTransaction,
   enabledOnly: boolean,
 ): Promise<TransactionRow | undefined> {
-  const result = await sql<TransactionRow & { notified: unknown }>`
+  const notify = Date.now() - notifiedAt >= NOTIFY_EVERY_MS;
+  if (notify) notifiedAt = Date.now();
+  const result = await sql<TransactionRow & { notified?: unknown }>`
     WITH inserted AS (
       INSERT INTO transactions
         (id, organization_id, network_id, wallet_id, from_address, type, to_address, data, value, gas_limit)
@@ -52,7 +65,7 @@ export async function insertTransactionOn(
       WHERE n.id = ${tx.networkId} ${enabledOnly ? sql`AND n.enabled` : sql``}
       RETURNING *
     )
-    SELECT inserted.*, pg_notify(${TRANSACTIONS_CHANNEL}, ${`${tx.networkId}:${tx.from}`}) AS notified
+    SELECT inserted.*${notify ? sql`, pg_notify(${TRANSACTIONS_CHANNEL}, ${`${tx.networkId}:${tx.from}`}) AS notified` : sql``}
     FROM inserted`.execute(db);
   const first = result.rows[0];
   if (!first) return undefined;
