@@ -165,7 +165,7 @@ describe('relayer: reorgs of a mined, not yet confirmed transaction', () => {
       async blockReceipts(number) {
         const receipts = await base.blockReceipts(number);
         const hidden = reorged ? undefined : (await ours())?.tx_hash;
-        return receipts && receipts.filter((r) => r.transactionHash !== hidden);
+        return receipts?.filter((r) => r.transactionHash !== hidden) ?? null;
       },
     };
     const relayer = t.relayer({ clientFor: () => client });
