@@ -6,6 +6,7 @@ import {
   http,
   type PublicClient,
   TimeoutError,
+  type TransactionReceipt,
   TransactionReceiptNotFoundError,
 } from 'viem';
 import { printable } from '../lib/text.ts';
@@ -30,6 +31,11 @@ export interface ChainClient {
   estimateGas(tx: { from: Hex; to: Hex | null; data: Hex; value: bigint }): Promise<bigint>;
   sendRawTransaction(raw: Hex): Promise<Hex>;
   receipt(hash: Hex): Promise<Receipt | null>;
+  /**
+   * Every receipt of one block (eth_getBlockReceipts), or null when the node has no such block
+   * yet. Throws on a node without the method.
+   */
+  blockReceipts(number: bigint): Promise<Receipt[] | null>;
   call(tx: { to: Hex; data: Hex; from?: Hex }): Promise<Hex>;
   /** The underlying viem client, for typed contract reads. */
   readonly viem: PublicClient;
@@ -78,19 +84,17 @@ export function createChainClient(url: string, options: { timeoutMs?: number } =
     sendRawTransaction: (raw) => client.sendRawTransaction({ serializedTransaction: raw }),
     async receipt(hash) {
       try {
-        const r = await client.getTransactionReceipt({ hash });
-        return {
-          transactionHash: r.transactionHash,
-          blockNumber: r.blockNumber,
-          blockHash: r.blockHash,
-          status: r.status,
-          gasUsed: r.gasUsed,
-          effectiveGasPrice: r.effectiveGasPrice,
-          contractAddress: r.contractAddress ?? null,
-          logs: r.logs,
-        };
+        return toReceipt(await client.getTransactionReceipt({ hash }));
       } catch (error) {
         if (error instanceof TransactionReceiptNotFoundError) return null;
+        throw error;
+      }
+    },
+    async blockReceipts(number) {
+      try {
+        return (await client.getBlockReceipts({ blockNumber: number })).map(toReceipt);
+      } catch (error) {
+        if (error instanceof BaseError && error.name === 'BlockNotFoundError') return null;
         throw error;
       }
     },
@@ -98,6 +102,19 @@ export function createChainClient(url: string, options: { timeoutMs?: number } =
       const result = await client.call({ to: tx.to, data: tx.data, ...(tx.from && { account: tx.from }) });
       return result.data ?? '0x';
     },
+  };
+}
+
+function toReceipt(r: TransactionReceipt): Receipt {
+  return {
+    transactionHash: r.transactionHash,
+    blockNumber: r.blockNumber,
+    blockHash: r.blockHash,
+    status: r.status,
+    gasUsed: r.gasUsed,
+    effectiveGasPrice: r.effectiveGasPrice,
+    contractAddress: r.contractAddress ?? null,
+    logs: r.logs,
   };
 }
 

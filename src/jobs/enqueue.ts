@@ -40,6 +40,31 @@ export async function enqueue<S extends TSchema>(
   )`.execute(db);
 }
 
+/**
+ * Many jobs of one task in one statement (graphile-worker's add_jobs), in the caller's
+ * transaction, as `enqueue` adds one.
+ */
+export async function enqueueMany<S extends TSchema>(
+  db: Executor,
+  task: TaskDefinition<S>,
+  jobs: readonly { payload: Static<S>; jobKey?: string }[],
+): Promise<void> {
+  if (jobs.length === 0) return;
+  for (const job of jobs) {
+    const problems = payloadProblems(task, job.payload);
+    if (problems !== undefined) throw new Error(`${task.name} job refused: ${problems}`);
+  }
+  const specs = jobs.map((job) => ({
+    identifier: task.name,
+    payload: job.payload,
+    max_attempts: task.maxAttempts ?? null,
+    job_key: job.jobKey ?? null,
+  }));
+  await sql`SELECT count(*) FROM graphile_worker.add_jobs(ARRAY(
+    SELECT s FROM json_populate_recordset(NULL::graphile_worker.job_spec, ${JSON.stringify(specs)}::json) AS s
+  ))`.execute(db);
+}
+
 /** Why a payload does not match its task's schema (the first few errors), or undefined when it does. */
 export function payloadProblems(task: TaskDefinition, payload: unknown): string | undefined {
   if (Value.Check(task.payload, payload)) return undefined;

@@ -162,6 +162,11 @@ describe('relayer: reorgs of a mined, not yet confirmed transaction', () => {
         if (!reorged && hash === (await ours())?.tx_hash) return null;
         return base.receipt(hash);
       },
+      async blockReceipts(number) {
+        const receipts = await base.blockReceipts(number);
+        const hidden = reorged ? undefined : (await ours())?.tx_hash;
+        return receipts?.filter((r) => r.transactionHash !== hidden) ?? null;
+      },
     };
     const relayer = t.relayer({ clientFor: () => client });
     relayer.start();

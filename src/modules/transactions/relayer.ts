@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { type Hex, isHex, keccak256 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
@@ -21,7 +22,7 @@ import {
   type TransactionLifecycle,
 } from './transaction-lifecycle.ts';
 import * as repo from './transactions.repository.ts';
-import { emitSettledEvent } from './transactions.service.ts';
+import { emitSettledEvent, emitSettledEvents } from './transactions.service.ts';
 
 /**
  * The transaction relayer (DESIGN.md "The transaction relayer"). One instance drives each
@@ -63,6 +64,24 @@ const FUNDS_BACKOFF_MS = 5_000;
 const RPC_CONCURRENCY = 16;
 /** Rows promoted (nonce, sign, store) in one database transaction. */
 const PROMOTE_BATCH = 200;
+/** Newest blocks whose receipts a pass reads (eth_getBlockReceipts), one call per block. */
+const RECEIPT_BLOCKS = 16;
+/**
+ * Rows in flight per block read below which receipts are looked up one by one: a block's receipts
+ * weigh far more than one receipt (every transaction of the block, with its logs; hosted nodes
+ * bill them accordingly), so a wallet with a few transactions on a busy chain reads its own.
+ */
+const ROWS_PER_BLOCK_READ = 4;
+/** After a node failed eth_getBlockReceipts, receipts are looked up one by one for this long. */
+const BLOCK_RECEIPTS_OFF_MS = 60_000;
+
+/** What a pass reads from a network once, whatever the number of its senders with work. */
+interface NetworkPass {
+  /** Receipts of whole blocks, by number. */
+  blocks: Map<bigint, Promise<Receipt[] | null>>;
+  /** Market fees for the rows promoted in this pass. */
+  fees?: Promise<Fees>;
+}
 
 interface Pair {
   network: NetworkRow;
@@ -73,6 +92,7 @@ interface Pair {
   client: ChainClient;
   wallet: WalletRow;
   account: PrivateKeyAccount;
+  shared: NetworkPass;
 }
 
 export class Relayer {
@@ -83,9 +103,18 @@ export class Relayer {
   private readonly reconcileEveryMs: number;
   private readonly reconciledAt = new Map<string, number>();
   private readonly rebroadcastAt = new Map<string, bigint>();
+  /** When a network's node last failed eth_getBlockReceipts. */
+  private readonly blockReceiptsFailedAt = new Map<number, number>();
+  private readonly accounts = new Map<string, PrivateKeyAccount>();
+  /** The head block each sender's monitor last looked at in full, by `network:address`. */
+  private readonly monitoredHead = new Map<string, bigint>();
+  /** Leases this instance holds, by `network:address`, as last taken or renewed. */
+  private readonly leases = new Map<string, { epoch: string; renewedAt: number }>();
   private running: Promise<void> | undefined;
   private stopping = false;
   private wake: (() => void) | undefined;
+  /** A poke that came during a pass: the next pass starts without waiting. */
+  private poked = false;
 
   constructor(
     private readonly ctx: AppContext,
@@ -106,7 +135,8 @@ export class Relayer {
 
   /** Asks for a pass now (new work was queued). */
   poke(): void {
-    this.wake?.();
+    if (this.wake) this.wake();
+    else this.poked = true;
   }
 
   async stop(): Promise<void> {
@@ -114,6 +144,8 @@ export class Relayer {
     this.wake?.();
     await this.running;
     this.running = undefined;
+    this.leases.clear();
+    this.monitoredHead.clear();
     await repo.releaseLeases(this.db, this.options.instanceId).catch(() => {});
   }
 
@@ -125,6 +157,10 @@ export class Relayer {
         this.log.warn({ err: error }, 'relayer pass failed');
       }
       if (this.stopping) break;
+      if (this.poked) {
+        this.poked = false;
+        continue;
+      }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.pollMs);
         this.wake = () => {
@@ -142,20 +178,34 @@ export class Relayer {
     await Promise.all(
       networks.map(async (network) => {
         const senders = await repo.sendersWithWork(this.db, network.id);
-        await Promise.all(senders.map((address) => this.drive(network, address as Hex)));
+        const shared: NetworkPass = { blocks: new Map() };
+        await Promise.all(senders.map((address) => this.drive(network, address as Hex, shared)));
       }),
     );
   }
 
-  private async drive(network: NetworkRow, address: Hex): Promise<void> {
-    const epoch = await repo.acquireLease(
-      this.db,
-      network.id,
-      address,
-      this.options.instanceId,
-      this.leaseSeconds,
-    );
-    if (epoch === undefined) return;
+  private async drive(network: NetworkRow, address: Hex, shared: NetworkPass): Promise<void> {
+    // A lease taken or renewed less than a third of its time ago is not written again: every
+    // write checks it anyway (fencing), and keepLease renews it as the pass goes on.
+    const leaseKey = `${network.id}:${address}`;
+    let lease = this.leases.get(leaseKey);
+    if (lease === undefined || Date.now() - lease.renewedAt >= (this.leaseSeconds * 1000) / 3) {
+      const renewedAt = Date.now();
+      const taken = await repo.acquireLease(
+        this.db,
+        network.id,
+        address,
+        this.options.instanceId,
+        this.leaseSeconds,
+      );
+      if (taken === undefined) {
+        this.leases.delete(leaseKey);
+        return;
+      }
+      lease = { epoch: taken, renewedAt };
+      this.leases.set(leaseKey, lease);
+    }
+    const epoch = lease.epoch;
     const wallet = await findWalletByAddress(this.db, address);
     if (!wallet) {
       this.log.error({ address }, 'transactions from an address the service has no wallet for');
@@ -165,10 +215,11 @@ export class Relayer {
       network,
       address,
       epoch,
-      renewedAt: Date.now(),
+      renewedAt: lease.renewedAt,
       client: this.clientFor(network),
       wallet,
-      account: signerOf(this.ctx.keyring, wallet),
+      account: this.signer(wallet),
+      shared,
     };
     const key = `${network.id}:${address}:${epoch}`;
     try {
@@ -184,6 +235,7 @@ export class Relayer {
       await this.step(pair, 'promote', () => this.promote(pair));
     } catch (error) {
       if (error instanceof LeaseLost) {
+        this.leases.delete(leaseKey);
         this.log.info({ network: network.id, address }, 'lease lost; another instance drives this wallet');
         return;
       }
@@ -207,6 +259,17 @@ export class Relayer {
         'relayer step failed',
       );
     }
+  }
+
+  /** The wallet's signer, its key decrypted once per process. */
+  private signer(wallet: WalletRow): PrivateKeyAccount {
+    const key = `${wallet.id}:${wallet.private_key}`;
+    let account = this.accounts.get(key);
+    if (!account) {
+      account = signerOf(this.ctx.keyring, wallet);
+      this.accounts.set(key, account);
+    }
+    return account;
   }
 
   private clientFor(network: NetworkRow): ChainClient {
@@ -237,6 +300,7 @@ export class Relayer {
       throw new LeaseLost();
     }
     pair.renewedAt = Date.now();
+    this.leases.set(`${network.id}:${address}`, { epoch, renewedAt: pair.renewedAt });
   }
 
   /** Runs `fn` in a database transaction that holds the lease (fencing), or throws LeaseLost. */
@@ -290,9 +354,17 @@ export class Relayer {
   // 2. Monitor ---------------------------------------------------------------------------------
 
   private async monitor(pair: Pair): Promise<void> {
-    const submitted = await this.live(pair, 'SUBMITTED', 5000);
-    if (submitted.length === 0) return;
     const head = await pair.client.blockNumber();
+    // Every decision below follows a new block (a receipt, a depth, a block without the row): at
+    // the head the last full look was at, there is nothing new to see (passes come faster than
+    // blocks). A reorg at the same height is seen with the next block.
+    const key = `${pair.network.id}:${pair.address}`;
+    if (this.monitoredHead.get(key) === head) return;
+    const submitted = await this.live(pair, 'SUBMITTED', 5000);
+    if (submitted.length === 0) {
+      this.monitoredHead.set(key, head);
+      return;
+    }
     // The nonce is read BEFORE the receipts, as of the newest block `confirmations` deep: a row
     // whose nonce is below it and that has no receipt after that read was not mined by us, so
     // giving it a new nonce cannot send it twice. Not 'latest': a reorg between the two reads
@@ -305,13 +377,26 @@ export class Relayer {
       this.db,
       submitted.map((r) => r.id),
     );
+    // Receipts of the blocks mined since the rows were sent, one call per block, read after the
+    // nonce like the lookups below. A row found there needs no call of its own; a row not found is
+    // looked up by hash only when "no receipt" would make this pass act on it (re-nonce, re-send,
+    // bump, reorg), so such decisions rest on a lookup of the row's own hashes, as always.
+    const inBlocks = await this.receiptsInBlocks(pair, submitted, head);
     // Rows are independent: a failed lookup leaves its row to the next pass, the others go on.
-    const receipts = await mapLimit(submitted, RPC_CONCURRENCY, (row) =>
-      this.firstReceipt(pair, hashes.get(row.id) ?? []).catch((error: unknown) => {
+    const receipts = await mapLimit(submitted, RPC_CONCURRENCY, async (row) => {
+      const rowHashes = hashes.get(row.id) ?? [];
+      if (inBlocks) {
+        for (const hash of rowHashes) {
+          const receipt = inBlocks.get(hash.toLowerCase());
+          if (receipt) return receipt;
+        }
+        if (!this.actsWithoutReceipt(pair, row, head, minedNonce, gap)) return undefined;
+      }
+      return this.firstReceipt(pair, rowHashes).catch((error: unknown) => {
         this.log.debug({ id: row.id, err: error }, 'receipt lookup failed; next pass');
         return undefined;
-      }),
-    );
+      });
+    });
     const canonical = new Map<bigint, Promise<Hex | null>>();
     const blockHash = (number: bigint) => {
       let hash = canonical.get(number);
@@ -321,12 +406,13 @@ export class Relayer {
       }
       return hash;
     };
+    const completions: repo.Completion[] = [];
     await mapLimit(submitted, RPC_CONCURRENCY, async (row, i) => {
       const receipt = receipts[i];
       if (receipt === undefined) return;
       try {
         await this.keepLease(pair);
-        await this.settle(
+        const completion = await this.settle(
           pair,
           row,
           receipt,
@@ -335,11 +421,89 @@ export class Relayer {
           blockHash,
           gap !== undefined && row.nonce > gap,
         );
+        if (completion) completions.push(completion);
       } catch (error) {
         if (error instanceof LeaseLost) throw error;
         this.log.debug({ id: row.id, err: error }, 'monitoring a transaction failed; next pass');
       }
     });
+    await this.complete(pair, completions);
+    this.monitoredHead.set(key, head);
+  }
+
+  /**
+   * Settles the rows whose receipt is final, all in one database transaction: each row still
+   * SUBMITTED moves to COMPLETED with its `transaction_settled` job and event.
+   */
+  private async complete(pair: Pair, completions: repo.Completion[]): Promise<void> {
+    if (completions.length === 0) return;
+    await this.withLease(pair, async (tx) => {
+      const settled = await repo.completeSubmitted(tx, completions, new Date());
+      await repo.queueSettledJobs(tx, settled);
+      await emitSettledEvents(tx, settled);
+    });
+    for (const { id } of completions) this.rebroadcastAt.delete(id);
+  }
+
+  /** Whether a row with no receipt would be acted on by `settle` this pass (not just waited for). */
+  private actsWithoutReceipt(
+    pair: Pair,
+    row: SubmittedTransaction,
+    head: bigint,
+    minedNonce: bigint,
+    gap: bigint | undefined,
+  ): boolean {
+    if (row.mined !== null || minedNonce > row.nonce) return true;
+    if (gap !== undefined && row.nonce > gap) return false;
+    return (
+      this.resubmitDue(pair, row, head) ||
+      (head > row.submittedBlock + 1n && this.rebroadcastAt.get(row.id) !== head)
+    );
+  }
+
+  /**
+   * Receipts (by lowercase hash) of the blocks the rows can have been mined in since they were
+   * sent (the newest RECEIPT_BLOCKS at most), or undefined when the node cannot say or the rows are
+   * too few to be worth the blocks: then every row is looked up by hash.
+   */
+  private async receiptsInBlocks(
+    pair: Pair,
+    rows: SubmittedTransaction[],
+    head: bigint,
+  ): Promise<Map<string, Receipt> | undefined> {
+    const failedAt = this.blockReceiptsFailedAt.get(pair.network.id);
+    if (failedAt !== undefined && Date.now() - failedAt < BLOCK_RECEIPTS_OFF_MS) return undefined;
+    let from = head + 1n;
+    for (const row of rows) {
+      // A broadcast is recorded with the head read before it: it is mined in a later block.
+      const first = row.mined ? row.mined.number : row.submittedBlock + 1n;
+      if (first < from) from = first;
+    }
+    if (from <= head - BigInt(RECEIPT_BLOCKS)) from = head - BigInt(RECEIPT_BLOCKS) + 1n;
+    const numbers: bigint[] = [];
+    for (let n = from; n <= head; n++) numbers.push(n);
+    // Blocks another sender of the network read in this pass come free.
+    const toRead = numbers.filter((n) => !pair.shared.blocks.has(n)).length;
+    if (toRead * ROWS_PER_BLOCK_READ > rows.length) return undefined;
+    const byHash = new Map<string, Receipt>();
+    try {
+      const blocks = await mapLimit(numbers, RPC_CONCURRENCY, (n) => {
+        let receipts = pair.shared.blocks.get(n);
+        if (!receipts) {
+          receipts = pair.client.blockReceipts(n);
+          pair.shared.blocks.set(n, receipts);
+        }
+        return receipts;
+      });
+      for (const receipts of blocks) {
+        for (const receipt of receipts ?? []) byHash.set(receipt.transactionHash.toLowerCase(), receipt);
+      }
+    } catch (error) {
+      this.blockReceiptsFailedAt.set(pair.network.id, Date.now());
+      this.log.debug({ network: pair.network.id, err: error }, 'block receipts failed; receipts one by one');
+      return undefined;
+    }
+    return byHash;
   }
 
   /** What one SUBMITTED row needs, given its receipt (null: none on chain). */
@@ -351,10 +515,11 @@ export class Relayer {
     minedNonce: bigint,
     blockHash: (number: bigint) => Promise<Hex | null>,
     behindGap: boolean,
-  ): Promise<void> {
+  ): Promise<repo.Completion | undefined> {
     if (receipt) {
-      await this.onReceipt(pair, row, receipt, head, blockHash);
-    } else if (row.mined !== null) {
+      return this.onReceipt(pair, row, receipt, head, blockHash);
+    }
+    if (row.mined !== null) {
       // Mined once, gone now: a reorg dropped it. Record that and send the same bytes again.
       await this.withLease(pair, (tx) =>
         repo.updateTransaction(tx, row.id, {
@@ -377,6 +542,7 @@ export class Relayer {
       this.rebroadcastAt.set(row.id, head);
       await this.rebroadcast(pair, row.id, row.raw);
     }
+    return undefined;
   }
 
   /** The wallet's nonce as of the newest block that is `confirmations` deep (final). */
@@ -406,7 +572,7 @@ export class Relayer {
     receipt: Receipt,
     head: bigint,
     blockHash: (number: bigint) => Promise<Hex | null>,
-  ): Promise<void> {
+  ): Promise<repo.Completion | undefined> {
     const status = receipt.status === 'success' ? 'SUCCESS' : 'FAILURE';
     const minedFields = {
       tx_hash: receipt.transactionHash,
@@ -423,24 +589,21 @@ export class Relayer {
       if (row.mined?.hash !== receipt.blockHash) {
         await this.withLease(pair, (tx) => repo.updateTransaction(tx, row.id, minedFields));
       }
-      return;
+      return undefined;
     }
-    // Deep enough; final only if its block is still the canonical one at that height.
-    if ((await blockHash(receipt.blockNumber)) !== receipt.blockHash) return;
-    await this.withLease(pair, async (tx) => {
-      const current = await this.findForUpdate(tx, row.id);
-      if (current?.state !== 'SUBMITTED') return;
-      const settled = await repo.updateTransaction(tx, row.id, {
-        ...minedFields,
-        state: 'COMPLETED',
-        completed_at: new Date(),
-        failure_reason: status === 'FAILURE' ? 'reverted on chain' : null,
-        last_error: null,
-      });
-      await repo.queueSettledJob(tx, row);
-      await emitSettledEvent(tx, settled);
-    });
-    this.rebroadcastAt.delete(row.id);
+    // Deep enough; final only if its block is still the canonical one at that height. The pass
+    // settles its final rows together (complete).
+    if ((await blockHash(receipt.blockNumber)) !== receipt.blockHash) return undefined;
+    return {
+      id: row.id,
+      txHash: receipt.transactionHash,
+      blockNumber: receipt.blockNumber,
+      blockHash: receipt.blockHash,
+      status,
+      gasUsed: receipt.gasUsed,
+      effectiveGasPrice: receipt.effectiveGasPrice,
+      contractAddress: receipt.contractAddress,
+    };
   }
 
   private resubmitDue(pair: Pair, row: SubmittedTransaction, head: bigint): boolean {
@@ -545,7 +708,7 @@ export class Relayer {
         failures.push({ row, error });
       }
     });
-    await this.withLease(pair, (tx) => repo.markSubmitted(tx, sent, head));
+    await this.markSent(pair, sent, head);
     for (const { row, error } of failures.sort((a, b) => Number(a.row.nonce - b.row.nonce))) {
       await this.onBroadcastError(pair, row, error, head).catch((failure: unknown) => {
         if (failure instanceof LeaseLost) throw failure;
@@ -555,7 +718,20 @@ export class Relayer {
   }
 
   private async markSubmitted(pair: Pair, id: string, head: bigint): Promise<void> {
-    await this.withLease(pair, (tx) => repo.markSubmitted(tx, [id], head));
+    await this.markSent(pair, [id], head);
+  }
+
+  /**
+   * QUEUED → SUBMITTED after a broadcast. Its commit does not wait for the disk flush: a database
+   * crash that loses it leaves the rows QUEUED, and their stored bytes are sent again (the same
+   * transaction), so nothing depends on it being durable.
+   */
+  private async markSent(pair: Pair, ids: string[], head: bigint): Promise<void> {
+    if (ids.length === 0) return;
+    await this.withLease(pair, async (tx) => {
+      await sql`SET LOCAL synchronous_commit = off`.execute(tx);
+      await repo.markSubmitted(tx, ids, head);
+    });
   }
 
   private async onBroadcastError(
@@ -630,8 +806,8 @@ export class Relayer {
     if (room <= 0) return;
     const pending = await this.live(pair, 'PENDING', room);
     if (pending.length === 0) return;
-    const fees = await marketFees(pair.client, pair.network.config.gasStrategy);
-    const chainPending = BigInt(await pair.client.nonce(pair.address, 'pending'));
+    pair.shared.fees ??= marketFees(pair.client, pair.network.config.gasStrategy);
+    const fees = await pair.shared.fees;
     const gas = await mapLimit(pending, RPC_CONCURRENCY, (row) => this.gasFor(pair, row));
     const ready = pending.filter((_, i) => gas[i] !== undefined);
     if (ready.length === 0) return;
@@ -648,13 +824,17 @@ export class Relayer {
       if (rows.length === 0) return 0;
       let nonce = await repo.findNextNonceForUpdate(tx, pair.network.id, pair.address);
       if (nonce === undefined) {
+        // The wallet's first transaction on this network: it starts at the node's pending nonce.
+        const chainPending = BigInt(await pair.client.nonce(pair.address, 'pending'));
         await repo.raiseNextNonce(tx, pair.network.id, pair.address, chainPending);
         nonce = (await repo.findNextNonceForUpdate(tx, pair.network.id, pair.address))!;
       }
-      for (const row of rows) {
-        await this.signAndQueue(tx, pair, row, nonce, gasById.get(row.id)!, fees);
-        nonce++;
-      }
+      await this.signAndQueueAll(
+        tx,
+        pair,
+        rows.map((row, i) => ({ row, nonce: nonce + BigInt(i), gas: gasById.get(row.id)! })),
+        fees,
+      );
       return rows.length;
     });
     if (promoted > 0) await this.broadcastQueued(pair);
@@ -685,7 +865,7 @@ export class Relayer {
     }
   }
 
-  private async signAndQueue(
+  private signAndQueue(
     tx: Executor,
     pair: Pair,
     row: PendingTransaction,
@@ -693,27 +873,49 @@ export class Relayer {
     gas: bigint,
     fees: Fees,
   ): Promise<void> {
-    const signed = await this.sign(pair, row, nonce, gas, fees);
-    // The raw bytes are stored before any broadcast.
-    await repo.insertAttempt(tx, {
-      transaction_id: row.id,
-      tx_hash: signed.hash,
-      raw_tx: signed.raw,
-      nonce: nonce.toString(),
-      ...feeColumns(fees),
-    });
-    await repo.setNextNonce(tx, pair.network.id, pair.address, nonce + 1n);
-    await repo.updateTransaction(tx, row.id, {
-      state: 'QUEUED',
-      nonce: nonce.toString(),
-      gas_limit: gas.toString(),
-      raw_tx: signed.raw,
-      tx_hash: signed.hash,
-      ...feeColumns(fees),
-      attempts: row.attempts + 1,
-      last_error: null,
-      next_attempt_at: new Date(),
-    });
+    return this.signAndQueueAll(tx, pair, [{ row, nonce, gas }], fees);
+  }
+
+  /**
+   * Signs rows with the nonces given (consecutive, ascending) and stores them QUEUED, the raw
+   * bytes before any broadcast: one statement for the attempts, one for the rows, one for the
+   * wallet's next nonce (after the last one), in the caller's transaction.
+   */
+  private async signAndQueueAll(
+    tx: Executor,
+    pair: Pair,
+    batch: readonly { row: PendingTransaction; nonce: bigint; gas: bigint }[],
+    fees: Fees,
+  ): Promise<void> {
+    if (batch.length === 0) return;
+    const fee = feeColumns(fees);
+    const signed: repo.SignedRow[] = [];
+    for (const { row, nonce, gas } of batch) {
+      const { raw, hash } = await this.sign(pair, row, nonce, gas, fees);
+      signed.push({
+        id: row.id,
+        nonce,
+        gasLimit: gas,
+        raw,
+        hash,
+        maxFeePerGas: fee.max_fee_per_gas,
+        maxPriorityFeePerGas: fee.max_priority_fee_per_gas,
+        gasPrice: fee.gas_price,
+        attempts: row.attempts + 1,
+      });
+    }
+    await repo.insertAttempts(
+      tx,
+      signed.map((s) => ({
+        transaction_id: s.id,
+        tx_hash: s.hash,
+        raw_tx: s.raw,
+        nonce: s.nonce.toString(),
+        ...fee,
+      })),
+    );
+    await repo.setNextNonce(tx, pair.network.id, pair.address, signed[signed.length - 1]!.nonce + 1n);
+    await repo.queueSigned(tx, signed, new Date());
   }
 
   private async sign(

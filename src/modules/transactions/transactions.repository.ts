@@ -8,12 +8,23 @@ import type {
   TransactionType,
 } from '../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../http/pagination.ts';
-import { enqueue } from '../../jobs/enqueue.ts';
+import { enqueue, enqueueMany } from '../../jobs/enqueue.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { transactionSettledTask } from './transaction-settled.task.ts';
 
 /** NOTIFY channel the relayer listens on, so new work starts without waiting for a poll. */
 export const TRANSACTIONS_CHANNEL = 'transactions';
+
+/**
+ * At most one NOTIFY per this many milliseconds from this process. PostgreSQL serialises the
+ * commits of notifying transactions (a database-wide lock held through the commit's flush), so
+ * one per queued row took concurrent callers down to one flush at a time (1,000 rows from 10
+ * callers: 1.27 s against 0.3-0.6 s without). Every pass of the relayer covers every sender, so
+ * one wake-up serves all the rows of a burst; a row queued just after one is taken by the pass it
+ * started, by the next one a later notification asks for, or at the relayer's poll.
+ */
+const NOTIFY_EVERY_MS = 50;
+let notifiedAt = 0;
 
 export interface NewTransaction {
   organizationId: string | null;
@@ -28,23 +39,37 @@ export interface NewTransaction {
 }
 
 export async function insertTransaction(db: Executor, tx: NewTransaction): Promise<TransactionRow> {
-  const row = await db
-    .insertInto('transactions')
-    .values({
-      id: uuidv7(),
-      organization_id: tx.organizationId,
-      network_id: tx.networkId,
-      wallet_id: tx.walletId,
-      from_address: tx.from,
-      type: tx.type,
-      to_address: tx.to,
-      data: tx.data,
-      value: tx.value.toString(),
-      gas_limit: tx.gasLimit?.toString() ?? null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await sql`SELECT pg_notify(${TRANSACTIONS_CHANNEL}, ${`${tx.networkId}:${tx.from}`})`.execute(db);
+  const row = await insertTransactionOn(db, tx, false);
+  if (!row) throw new Error(`network ${tx.networkId} not found`);
+  return row;
+}
+
+/**
+ * Inserts the row and notifies the relayer in one statement (one round trip), when its network
+ * exists and, with `enabledOnly`, is enabled; undefined otherwise.
+ */
+export async function insertTransactionOn(
+  db: Executor,
+  tx: NewTransaction,
+  enabledOnly: boolean,
+): Promise<TransactionRow | undefined> {
+  const notify = Date.now() - notifiedAt >= NOTIFY_EVERY_MS;
+  if (notify) notifiedAt = Date.now();
+  const result = await sql<TransactionRow & { notified?: unknown }>`
+    WITH inserted AS (
+      INSERT INTO transactions
+        (id, organization_id, network_id, wallet_id, from_address, type, to_address, data, value, gas_limit)
+      SELECT ${uuidv7()}::uuid, ${tx.organizationId}::uuid, n.id, ${tx.walletId}::uuid, ${tx.from}, ${tx.type},
+        ${tx.to}, ${tx.data}, ${tx.value.toString()}::numeric, ${tx.gasLimit?.toString() ?? null}::numeric
+      FROM networks AS n
+      WHERE n.id = ${tx.networkId} ${enabledOnly ? sql`AND n.enabled` : sql``}
+      RETURNING *
+    )
+    SELECT inserted.*${notify ? sql`, pg_notify(${TRANSACTIONS_CHANNEL}, ${`${tx.networkId}:${tx.from}`}) AS notified` : sql``}
+    FROM inserted`.execute(db);
+  const first = result.rows[0];
+  if (!first) return undefined;
+  const { notified: _, ...row } = first;
   return row;
 }
 
@@ -136,6 +161,116 @@ export async function insertAttempt(
     .insertInto('transaction_attempts')
     .values({ id: uuidv7(), ...attempt })
     .execute();
+}
+
+/** Every signed version of a batch in one statement (see insertAttempt). */
+export async function insertAttempts(
+  db: Executor,
+  attempts: readonly Omit<TransactionAttemptRow, 'id' | 'created_at'>[],
+): Promise<void> {
+  if (attempts.length === 0) return;
+  await db
+    .insertInto('transaction_attempts')
+    .values(attempts.map((attempt) => ({ id: uuidv7(), ...attempt })))
+    .execute();
+}
+
+/** A PENDING row signed with its nonce: what queueSigned writes. */
+export interface SignedRow {
+  id: string;
+  nonce: bigint;
+  gasLimit: bigint;
+  raw: string;
+  hash: string;
+  maxFeePerGas: string | null;
+  maxPriorityFeePerGas: string | null;
+  gasPrice: string | null;
+  attempts: number;
+}
+
+/** Moves a batch of signed rows to QUEUED in one statement (the caller holds their locks). */
+export async function queueSigned(db: Executor, rows: readonly SignedRow[], now: Date): Promise<void> {
+  if (rows.length === 0) return;
+  const column = <T>(pick: (row: SignedRow) => T) => rows.map(pick);
+  await sql`
+    UPDATE transactions AS t SET
+      state = 'QUEUED',
+      nonce = v.nonce,
+      gas_limit = v.gas_limit,
+      raw_tx = v.raw_tx,
+      tx_hash = v.tx_hash,
+      max_fee_per_gas = v.max_fee_per_gas,
+      max_priority_fee_per_gas = v.max_priority_fee_per_gas,
+      gas_price = v.gas_price,
+      attempts = v.attempts,
+      last_error = NULL,
+      next_attempt_at = ${now},
+      updated_at = ${now}
+    FROM unnest(
+      ${column((r) => r.id)}::uuid[],
+      ${column((r) => r.nonce.toString())}::bigint[],
+      ${column((r) => r.gasLimit.toString())}::numeric[],
+      ${column((r) => r.raw)}::text[],
+      ${column((r) => r.hash)}::text[],
+      ${column((r) => r.maxFeePerGas)}::numeric[],
+      ${column((r) => r.maxPriorityFeePerGas)}::numeric[],
+      ${column((r) => r.gasPrice)}::numeric[],
+      ${column((r) => r.attempts)}::integer[]
+    ) AS v(id, nonce, gas_limit, raw_tx, tx_hash, max_fee_per_gas, max_priority_fee_per_gas, gas_price, attempts)
+    WHERE t.id = v.id`.execute(db);
+}
+
+/** A receipt that settles a SUBMITTED row: what completeSubmitted writes. */
+export interface Completion {
+  id: string;
+  txHash: string;
+  blockNumber: bigint;
+  blockHash: string;
+  status: 'SUCCESS' | 'FAILURE';
+  gasUsed: bigint;
+  effectiveGasPrice: bigint;
+  contractAddress: string | null;
+}
+
+/**
+ * Moves a batch of rows to COMPLETED in one statement, those still SUBMITTED only (the update
+ * locks each row and re-checks its state), and returns the rows it settled.
+ */
+export async function completeSubmitted(
+  db: Executor,
+  completions: readonly Completion[],
+  now: Date,
+): Promise<TransactionRow[]> {
+  if (completions.length === 0) return [];
+  const column = <T>(pick: (c: Completion) => T) => completions.map(pick);
+  const result = await sql<TransactionRow>`
+    UPDATE transactions AS t SET
+      state = 'COMPLETED',
+      tx_hash = v.tx_hash,
+      mined_block_number = v.block_number,
+      mined_block_hash = v.block_hash,
+      on_chain_status = v.status,
+      gas_used = v.gas_used,
+      effective_gas_price = v.effective_gas_price,
+      fee = v.gas_used * v.effective_gas_price,
+      contract_address = v.contract_address,
+      completed_at = ${now},
+      failure_reason = CASE WHEN v.status = 'FAILURE' THEN 'reverted on chain' END,
+      last_error = NULL,
+      updated_at = ${now}
+    FROM unnest(
+      ${column((c) => c.id)}::uuid[],
+      ${column((c) => c.txHash)}::text[],
+      ${column((c) => c.blockNumber.toString())}::bigint[],
+      ${column((c) => c.blockHash)}::text[],
+      ${column((c) => c.status)}::text[],
+      ${column((c) => c.gasUsed.toString())}::numeric[],
+      ${column((c) => c.effectiveGasPrice.toString())}::numeric[],
+      ${column((c) => c.contractAddress)}::text[]
+    ) AS v(id, tx_hash, block_number, block_hash, status, gas_used, effective_gas_price, contract_address)
+    WHERE t.id = v.id AND t.state = 'SUBMITTED'
+    RETURNING t.*`.execute(db);
+  return result.rows;
 }
 
 /** Rows the relayer still has to drive for one sender on one network, by state. */
@@ -350,6 +485,15 @@ export async function releaseLeases(db: Executor, holder: string): Promise<void>
  */
 export function queueSettledJob(db: Executor, row: Pick<TransactionRow, 'id'>): Promise<void> {
   return enqueue(db, transactionSettledTask, { transaction_id: row.id }, { jobKey: `settled:${row.id}` });
+}
+
+/** queueSettledJob for many rows, in one statement. */
+export function queueSettledJobs(db: Executor, rows: readonly Pick<TransactionRow, 'id'>[]): Promise<void> {
+  return enqueueMany(
+    db,
+    transactionSettledTask,
+    rows.map((row) => ({ payload: { transaction_id: row.id }, jobKey: `settled:${row.id}` })),
+  );
 }
 
 /** Each filter given narrows the list; a list filter matches any of its values. */

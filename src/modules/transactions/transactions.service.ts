@@ -5,7 +5,7 @@ import { ApiError } from '../../http/errors.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { iso } from '../../http/schemas.ts';
 import { findNetwork } from '../networks/networks.service.ts';
-import { emitEvent } from '../webhooks/webhook-events.service.ts';
+import { emitEvent, emitEvents, type NewEvent } from '../webhooks/webhook-events.service.ts';
 import * as repo from './transactions.repository.ts';
 import type { Transaction } from './transactions.schemas.ts';
 
@@ -25,20 +25,26 @@ export interface QueueTransactionInput {
  * it from there. The caller keeps the returned id (deployment, mint request…).
  */
 export async function queueTransaction(db: Executor, input: QueueTransactionInput): Promise<TransactionRow> {
+  // One statement when the network is there and enabled; the reason is looked up only otherwise.
+  const row = await repo.insertTransactionOn(
+    db,
+    {
+      organizationId: input.wallet.organization_id,
+      networkId: input.networkId,
+      walletId: input.wallet.id,
+      from: input.wallet.address,
+      type: input.type,
+      to: input.to,
+      data: input.data,
+      value: input.value ?? 0n,
+      ...(input.gasLimit !== undefined && { gasLimit: input.gasLimit }),
+    },
+    true,
+  );
+  if (row) return row;
   const network = await findNetwork(db, input.networkId);
   if (!network) throw new ApiError('NOT_FOUND', `network ${input.networkId} not found`);
-  if (!network.enabled) throw new ApiError('INVALID_STATE', `network ${input.networkId} is disabled`);
-  return repo.insertTransaction(db, {
-    organizationId: input.wallet.organization_id,
-    networkId: input.networkId,
-    walletId: input.wallet.id,
-    from: input.wallet.address,
-    type: input.type,
-    to: input.to,
-    data: input.data,
-    value: input.value ?? 0n,
-    ...(input.gasLimit !== undefined && { gasLimit: input.gasLimit }),
-  });
+  throw new ApiError('INVALID_STATE', `network ${input.networkId} is disabled`);
 }
 
 export function findTransaction(db: Executor, id: string): Promise<TransactionRow | undefined> {
@@ -113,12 +119,25 @@ export function toTransaction(row: TransactionRow): Transaction {
  * organization) have no subscriber.
  */
 export async function emitSettledEvent(db: Executor, row: TransactionRow): Promise<void> {
-  if (row.organization_id === null) return;
+  const event = settledEvent(row);
+  if (event) await emitEvent(db, event);
+}
+
+/** emitSettledEvent for many rows (the relayer settles a block's worth at once). */
+export async function emitSettledEvents(db: Executor, rows: readonly TransactionRow[]): Promise<void> {
+  await emitEvents(
+    db,
+    rows.map(settledEvent).filter((event) => event !== undefined),
+  );
+}
+
+function settledEvent(row: TransactionRow): NewEvent | undefined {
+  if (row.organization_id === null) return undefined;
   const succeeded = row.state === 'COMPLETED' && row.on_chain_status === 'SUCCESS';
-  await emitEvent(db, {
+  return {
     organizationId: row.organization_id,
     type: succeeded ? 'transaction.completed' : 'transaction.failed',
     resourceId: row.id,
     data: toTransaction(row),
-  });
+  };
 }

@@ -32,6 +32,23 @@ export async function emitEvent(db: Executor, event: NewEvent): Promise<string |
   );
 }
 
+/**
+ * emitEvent for many events in the caller's transaction, the subscribers of each organization
+ * and type looked up once.
+ */
+export async function emitEvents(db: Executor, events: readonly NewEvent[]): Promise<void> {
+  const subscribers = new Map<string, string[]>();
+  for (const event of events) {
+    const key = `${event.organizationId}:${event.type}`;
+    let webhookIds = subscribers.get(key);
+    if (webhookIds === undefined) {
+      webhookIds = (await repo.subscribedWebhooks(db, event.organizationId, event.type)).map((e) => e.id);
+      subscribers.set(key, webhookIds);
+    }
+    if (webhookIds.length > 0) await writeEvent(db, event, webhookIds);
+  }
+}
+
 /** The event and its deliveries to `webhookIds`, each queued. */
 export async function writeEvent(
   db: Executor,
