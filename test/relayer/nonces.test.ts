@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { createWalletClient, defineChain, type Hex, http } from 'viem';
 import { type ChainClient, createChainClient } from '../../src/chain/rpc.ts';
 import { signerOf } from '../../src/modules/wallets/wallets.service.ts';
@@ -90,6 +91,19 @@ describe('relayer: nonces', () => {
       assert.equal(await t.client.balance(recipients[i]!), values[i]);
     }
     assert.equal(await t.client.balance(recipients[0]!), 0n, 'the cancelled transfer never happened');
+    // The fill took a nonce below those already given: the next one given stays after them all.
+    const { next_nonce } = await t.env.database.db
+      .selectFrom('wallet_nonces')
+      .select('next_nonce')
+      .where('network_id', '=', 31337)
+      .where(sql<boolean>`lower(address) = lower(${t.wallet.address})`)
+      .executeTakeFirstOrThrow();
+    const highest = settled.reduce((max, row) => (BigInt(row.nonce!) > max ? BigInt(row.nonce!) : max), 0n);
+    assert.equal(BigInt(next_nonce), highest + 1n);
+    const later = await t.queueTransfers(1);
+    const [sent] = await t.settled(later.rows.map((r) => r.id));
+    assert.equal(sent!.state, 'COMPLETED');
+    assert.equal(BigInt(sent!.nonce!), highest + 1n);
     await relayer.stop();
   });
 });

@@ -406,9 +406,10 @@ export async function setNextNonce(
   address: string,
   next: bigint,
 ): Promise<void> {
+  // Never lowered: a nonce gap filled below the nonces already given leaves it after them.
   await db
     .updateTable('wallet_nonces')
-    .set({ next_nonce: next.toString(), updated_at: new Date() })
+    .set({ next_nonce: sql`GREATEST(next_nonce, ${next.toString()}::bigint)`, updated_at: new Date() })
     .where('network_id', '=', networkId)
     .where('address', '=', address)
     .execute();
