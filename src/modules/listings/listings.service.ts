@@ -23,6 +23,7 @@ import { findOrganization } from '../organizations/organizations.service.ts';
 import { EXTERNAL_PAYMENT_PROVIDERS, paymentSessionsOf } from '../purchase-intents/payment-sessions.ts';
 import {
   cancelPendingIntentsOfListing,
+  lockPendingIntentsOfListing,
   unitsInDelivery,
 } from '../purchase-intents/purchase-intents.service.ts';
 import { emitEvent } from '../webhooks/webhook-events.service.ts';
@@ -391,6 +392,12 @@ export async function editListing(
  * while units sold may still be delivered (endCoveredUnits).
  */
 export async function cancelListing(db: Executor, principal: Principal, id: string): Promise<Listing> {
+  const seen = await repo.findListing(db, id);
+  if (!seen) throw new ApiError('NOT_FOUND', 'listing not found');
+  assertOrganizationAccess(principal, seen.organization_id, 'listing');
+  // Its PENDING intents are locked before the listing, the order every intent's path takes
+  // (intent, then its listing): a confirmation or an expiry in flight finishes first, no deadlock.
+  await lockPendingIntentsOfListing(db, id);
   const row = await lockOwnListing(db, principal, id);
   if (row.status !== 'PENDING_TX' && row.status !== 'ACTIVE')
     throw new ApiError('INVALID_STATE', `a ${row.status} listing cannot be cancelled`);

@@ -828,6 +828,11 @@ export function unitsInDelivery(db: Executor, listingId: string): Promise<bigint
   return repo.unitsInDelivery(db, listingId);
 }
 
+/** Locks a listing's PENDING intents (id order), before its cancel locks the listing. */
+export async function lockPendingIntentsOfListing(db: Executor, listingId: string): Promise<void> {
+  await repo.lockPendingIntentsOfListing(db, listingId);
+}
+
 export async function cancelPendingIntentsOfListing(db: Executor, listingId: string): Promise<void> {
   const pending = await repo.lockPendingIntentsOfListing(db, listingId);
   for (const intent of pending) {

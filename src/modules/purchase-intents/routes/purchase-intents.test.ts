@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { assertError } from '../../../../test/assertions.ts';
 import { completedTransactionColumns, insertCollection } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
@@ -536,6 +537,39 @@ describe('purchase intents', () => {
       });
       await env.call('POST', `/v1/listings/${listing.id}/cancel`, { token: admin.token });
       assert.equal((await intentOf(created.id)).status, 'CANCELLED');
+    });
+
+    it('a cancel that comes while a confirmation holds the intent waits for it, without a deadlock', async () => {
+      const c = await collection();
+      await items(c, 2);
+      const listing = await createPaidListing(env, admin.token, { collection_id: c.id });
+      const created = await bought({
+        listing_id: listing.id,
+        provider: 'CARD_PROVIDER',
+        buyer: { email: newEmail() },
+      });
+      // The confirmation locks the intent, then (once the cancel waits) the listing, as it does.
+      let cancelled: Promise<{ statusCode: number; body: string }> | undefined;
+      await db()
+        .transaction()
+        .execute(async (tx) => {
+          await sql`SELECT id FROM purchase_intents WHERE id = ${created.id} FOR UPDATE`.execute(tx);
+          cancelled = env.call('POST', `/v1/listings/${listing.id}/cancel`, { token: admin.token });
+          for (let waited = 0; ; waited += 20) {
+            const { rows } = await sql<{ n: number }>`
+              SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(db());
+            if (rows[0]!.n > 0) break;
+            if (waited > 10_000) throw new Error('the cancel never waited');
+            await new Promise((r) => setTimeout(r, 20));
+          }
+          await confirmPurchaseIntent(tx, env.ctx, created.id);
+        });
+      const answer = await cancelled!;
+      assert.equal(answer.statusCode, 200, answer.body);
+      // The confirmation came first: its sale stands, and the cancel ended the listing after it.
+      assert.equal((await intentOf(created.id)).status, 'CONFIRMED');
+      assert.equal((await listingOf(listing.id)).status, 'CANCELLED');
     });
   });
 
