@@ -72,6 +72,8 @@ describe('purchase intents', () => {
     db()
       .transaction()
       .execute((tx) => deliverPurchaseIntent(tx, env.ctx, id));
+  const itemRow = (id: string) =>
+    db().selectFrom('items').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const confirm = (id: string) =>
     db()
       .transaction()
@@ -695,11 +697,7 @@ describe('purchase intents', () => {
       await settle(transactionId!, 'SUCCESS');
       assert.equal((await intentOf(sale.id)).fulfillment_status, 'COMPLETED');
       assert.equal(await reservationOf(item.id), undefined, 'delivered: the item is free');
-      const row = await db()
-        .selectFrom('items')
-        .selectAll()
-        .where('id', '=', item.id)
-        .executeTakeFirstOrThrow();
+      const row = await itemRow(item.id);
       assert.deepEqual([row.minted_supply, row.max_supply], ['3', '10']);
     });
 
@@ -730,11 +728,7 @@ describe('purchase intents', () => {
       const revoked = await env.call('POST', `/v1/email-claims/${claimId}/revoke`, { token: admin.token });
       assert.equal(revoked.statusCode, 200, revoked.body);
       assert.equal(await reservationOf(item.id), undefined, 'nothing owed any more: the item is free');
-      const row = await db()
-        .selectFrom('items')
-        .selectAll()
-        .where('id', '=', item.id)
-        .executeTakeFirstOrThrow();
+      const row = await itemRow(item.id);
       assert.deepEqual([row.token_status, row.minted_supply], ['NOT_MINTED', '0']);
     });
 
