@@ -19,6 +19,33 @@ type Serialize = (data: unknown) => string;
 type SerializerCompiler = (route: RouteSchema) => Serialize;
 type SerializerBuilder = (externalSchemas: unknown, serializerOpts: unknown) => SerializerCompiler;
 
+/**
+ * The compilations not run yet, so that a check can run them all at once (compileAllPending): a
+ * schema that does not compile would otherwise show only at its route's first request.
+ */
+const pending = new Set<() => void>();
+
+/** Runs every compilation still waiting for its first use; returns how many ran. */
+export function compileAllPending(): number {
+  const waiting = [...pending];
+  for (const compile of waiting) compile();
+  return waiting.length;
+}
+
+/** `compile`, run once, on the first call of the function returned or by compileAllPending. */
+function onFirstUse<T>(compile: () => T): () => T {
+  let compiled: T | undefined;
+  const run = () => {
+    if (compiled === undefined) {
+      pending.delete(run);
+      compiled = compile();
+    }
+    return compiled;
+  };
+  pending.add(run);
+  return run;
+}
+
 /** Fastify's own serializer builder (fast-json-stringify), the one it uses when given none. */
 const fastifySerializerBuilder = (
   createRequire(import.meta.resolve('fastify'))(
@@ -37,11 +64,8 @@ export function buildSerializerOnFirstUse(
   serializerOpts: unknown,
 ): SerializerCompiler {
   return (route) => {
-    let serialize: Serialize | undefined;
-    return (data) => {
-      serialize ??= fastifySerializerBuilder(externalSchemas, serializerOpts)(route);
-      return serialize(data);
-    };
+    const serializer = onFirstUse(() => fastifySerializerBuilder(externalSchemas, serializerOpts)(route));
+    return (data) => serializer()(data);
   };
 }
 
@@ -52,11 +76,11 @@ export interface Validator {
 
 /** A validator compiled on its first call; its errors are the compiled one's. */
 export function validatorOnFirstUse(compile: () => Validator): Validator {
-  let compiled: Validator | undefined;
+  const compiled = onFirstUse(compile);
   const validate: Validator = (data) => {
-    compiled ??= compile();
-    const valid = compiled(data);
-    validate.errors = compiled.errors;
+    const validator = compiled();
+    const valid = validator(data);
+    validate.errors = validator.errors;
     return valid;
   };
   return validate;
