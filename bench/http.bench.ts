@@ -22,8 +22,15 @@ const STARTS = Number(process.env.BENCH_HTTP_STARTS ?? 3);
 const LIST_ITEMS = Number(process.env.BENCH_HTTP_LIST_ITEMS ?? 100_000);
 /** Only the figures whose name contains this text (e.g. `items/{item_id}`). */
 const ONLY = process.env.BENCH_HTTP_ONLY;
-/** Extra node flags for the service (an experiment: production's `npm start` passes none). */
-const NODE_FLAGS = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+/** The node flags `npm start` gives the service (package.json), then any extra for an experiment. */
+const NODE_FLAGS = [
+  ...(
+    /node ((?:--\S+ )*)dist\/main\.js/.exec(
+      JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts.start,
+    )?.[1] ?? ''
+  ).split(' '),
+  ...(process.env.BENCH_NODE_FLAGS?.split(' ') ?? []),
+].filter(Boolean);
 /** A folder: the service runs under `node --cpu-prof` and writes its profile there on exit. */
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
 
