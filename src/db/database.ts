@@ -41,9 +41,7 @@ export function createDatabase(connectionString: string, options: { max?: number
  * It is as durable as a plain commit for everyone outside the database: nothing may be answered
  * or sent on the strength of `work` before this returns. A crash of the database in between loses
  * only a transaction nobody outside was told of; any other transaction that saw its effects and
- * committed durably made it durable too, the log being one sequence. The wait is a synchronous
- * commit of a transactional log message: it writes the log, so its commit flushes the log up to
- * its own record, past `work`'s commit (a commit that wrote nothing would not wait).
+ * committed durably made it durable too, the log being one sequence.
  */
 export async function transactionFlushedAfterUnlock<T>(
   db: Kysely<Database>,
@@ -53,6 +51,22 @@ export async function transactionFlushedAfterUnlock<T>(
     await sql`SET LOCAL synchronous_commit = off`.execute(tx);
     return work(tx);
   });
-  await sql`SELECT pg_logical_emit_message(true, 'flush', '')`.execute(db);
+  await logFlushed(db);
   return result;
+}
+
+/**
+ * Selected in a statement run alone, outside a transaction, its commit does not wait for the disk
+ * (set_config(…, true) lasts until the end of the statement's own transaction: its commit). Such a
+ * statement is followed by logFlushed before anything is answered on its strength, as
+ * transactionFlushedAfterUnlock does for a transaction.
+ */
+export const ASYNC_COMMIT = sql<string>`set_config('synchronous_commit', 'off', true)`;
+
+/**
+ * Returns once the log is on disk past every commit made before the call: the synchronous commit
+ * of a transactional log message (a commit that wrote nothing would not wait).
+ */
+export async function logFlushed(db: Kysely<Database>): Promise<void> {
+  await sql`SELECT pg_logical_emit_message(true, 'flush', '')`.execute(db);
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../db/database.ts';
+import { ASYNC_COMMIT, type Executor } from '../db/database.ts';
 import { ApiError } from './errors.ts';
 
 /** A fixed-window limit: at most `max` hits per `windowSeconds`. */
@@ -36,10 +36,7 @@ export async function hitRateLimits(
     keys.map((key) => sql`WHEN ${key} THEN ${windows.get(key)}::int`),
     sql` `,
   )} END) * interval '1 second'`;
-  // set_config(…, true) lasts until the end of the statement's own transaction: its commit.
-  const asyncCommit = db.isTransaction
-    ? sql``
-    : sql`CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`;
+  const asyncCommit = db.isTransaction ? sql`` : sql`CROSS JOIN (SELECT ${ASYNC_COMMIT}) AS async_commit`;
   const { rows } = await sql<{ key: string; hits: number; retry_after: number }>`
     INSERT INTO rate_limit_buckets AS b (key, window_start, hits)
     SELECT hit.key, now(), 1

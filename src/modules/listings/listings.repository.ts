@@ -1,6 +1,12 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import type { ListingRow, ListingStatus, PaymentProvider } from '../../db/schema.ts';
+import type {
+  CollectionRow,
+  ListingRow,
+  ListingStatus,
+  PaymentProvider,
+  TokenType,
+} from '../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../http/pagination.ts';
 
 export interface NewListing {
@@ -33,6 +39,23 @@ export async function insertListing(db: Executor, listing: NewListing): Promise<
 
 export function findListing(db: Executor, id: string): Promise<ListingRow | undefined> {
   return db.selectFrom('listings').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The listing with what its public view shows of its collection (not the collection's ABI). */
+export function findListingWithContract(
+  db: Executor,
+  id: string,
+): Promise<
+  | (ListingRow & Pick<CollectionRow, 'network_id' | 'contract_address'> & { token_type: TokenType | null })
+  | undefined
+> {
+  return db
+    .selectFrom('listings')
+    .leftJoin('collections', 'collections.id', 'listings.collection_id')
+    .selectAll('listings')
+    .select(['collections.network_id', 'collections.contract_address', 'collections.token_type'])
+    .where('listings.id', '=', id)
+    .executeTakeFirst();
 }
 
 /** The listing, locked against concurrent holds, sales and edits. */

@@ -542,18 +542,17 @@ export const findListing = repo.findListing;
 // ---- Public ----
 
 export async function getPublicListing(db: Executor, id: string): Promise<PublicListing> {
-  const row = await repo.findListing(db, id);
+  const row = await repo.findListingWithContract(db, id);
   if (!row) throw new ApiError('NOT_FOUND', 'listing not found');
-  const collection = await findCollection(db, row.collection_id);
   const policy = policyOf(row);
   return {
     id: row.id,
     status: row.status,
     collection_id: row.collection_id,
     item_id: row.item_id,
-    network_id: collection?.network_id ?? null,
-    contract_address: collection?.contract_address ? getAddress(collection.contract_address) : null,
-    token_type: collection?.token_type ?? null,
+    network_id: row.network_id,
+    contract_address: row.contract_address ? getAddress(row.contract_address) : null,
+    token_type: row.token_type,
     quantity_listed: row.quantity_listed,
     quantity_remaining: quantityRemaining(row),
     quantity_available: quantityAvailable(row),

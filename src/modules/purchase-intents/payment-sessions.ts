@@ -71,13 +71,15 @@ const NOT_READY: Record<ExternalPaymentProvider, () => ApiError> = {
     new ApiError('CRYPTO_PROVIDER_NOT_READY', 'crypto payments are not available on this service'),
 };
 
+let loaded: Partial<Record<ExternalPaymentProvider, PaymentSessions>> | undefined;
+
 /**
  * The provider's payment sessions (src/payment-sessions.ts, loaded on first use: the providers'
  * modules reach purchase intents, which reach this); NOT_READY when the service has none.
  */
 export async function paymentSessionsOf(provider: ExternalPaymentProvider): Promise<PaymentSessions> {
-  const { paymentSessions } = await import('../../payment-sessions.ts');
-  const sessions = paymentSessions[provider];
+  loaded ??= (await import('../../payment-sessions.ts')).paymentSessions;
+  const sessions = loaded[provider];
   if (!sessions) throw NOT_READY[provider]();
   return sessions;
 }

@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { Executor } from '../../db/database.ts';
+import { type RawBuilder, sql } from 'kysely';
+import { ASYNC_COMMIT, type Executor } from '../../db/database.ts';
 import type {
   FulfillmentMethod,
   FulfillmentStatus,
@@ -30,6 +30,69 @@ export function insertIntent(db: Executor, intent: NewPurchaseIntent): Promise<P
     .values({ ...intent, provider_price: JSON.stringify(intent.provider_price) })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * The intent and its hold in one statement, with `alsoCall` (a job queued for it) added once the
+ * intent is written: the listing's counter grows only while it is ACTIVE and has the units, and
+ * otherwise nothing is written (undefined). The listing's row is locked by this statement alone.
+ * Outside a transaction its commit does not wait for the disk (ASYNC_COMMIT): the caller waits
+ * with logFlushed before anything is answered on its strength.
+ */
+export async function insertIntentWithHold(
+  db: Executor,
+  intent: NewPurchaseIntent,
+  alsoCall: RawBuilder<unknown>,
+): Promise<PurchaseIntentRow | undefined> {
+  const { rows } = await sql<PurchaseIntentRow>`
+    WITH hold AS (
+      UPDATE listings SET quantity_held = quantity_held + ${intent.quantity}, updated_at = now()
+      WHERE id = ${intent.listing_id} AND status = 'ACTIVE'
+        AND quantity_held + quantity_sold + ${intent.quantity} <= quantity_listed
+      RETURNING id
+    ), intent AS (
+      INSERT INTO purchase_intents (id, organization_id, listing_id, quantity, status,
+        fulfillment_method, payment_provider, email, eth_address, client_token_hash,
+        provider_price, expiration)
+      SELECT ${intent.id}::uuid, ${intent.organization_id}::uuid, hold.id, ${intent.quantity}::int,
+        ${intent.status}::text, ${intent.fulfillment_method}::text, ${intent.payment_provider}::text,
+        ${intent.email}::text, ${intent.eth_address}::text, ${intent.client_token_hash}::bytea,
+        ${JSON.stringify(intent.provider_price)}::jsonb, ${intent.expiration}::timestamptz
+      FROM hold
+      RETURNING *
+    ), queued AS (
+      SELECT ${alsoCall} FROM intent
+    )
+    SELECT intent.* FROM intent, (SELECT count(*) FROM queued) AS q, (SELECT ${ASYNC_COMMIT}) AS c`.execute(
+    db,
+  );
+  return rows[0];
+}
+
+/**
+ * The provider's session stored on a PENDING intent by one statement, when nothing has to be
+ * written with it: `unless` (an event subscriber, say) is false. False when nothing was written
+ * (the intent ended, or `unless` holds): the caller then stores it under the intent's lock.
+ */
+export async function attachSessionAlone(
+  db: Executor,
+  id: string,
+  update: Pick<IntentUpdate, 'card_provider_payment_intent_id' | 'crypto_provider_charge_id' | 'data'>,
+  unless: (organizationId: RawBuilder<string>) => RawBuilder<boolean>,
+): Promise<boolean> {
+  const { data, ...references } = update;
+  const result = await db
+    .updateTable('purchase_intents')
+    .set({
+      ...references,
+      ...(data !== undefined && { data: data === null ? null : JSON.stringify(data) }),
+      updated_at: new Date(),
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .where(sql<boolean>`NOT ${unless(sql.ref('purchase_intents.organization_id'))}`)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export function findIntent(db: Executor, id: string): Promise<PurchaseIntentRow | undefined> {

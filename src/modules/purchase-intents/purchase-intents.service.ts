@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { type Address, getAddress, zeroAddress } from 'viem';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../access/principal.ts';
 import type { Deps } from '../../context.ts';
-import type { Executor } from '../../db/database.ts';
+import { type Executor, logFlushed, type Tx, transactionFlushedAfterUnlock } from '../../db/database.ts';
 import type {
   FulfillmentMethod,
   ItemRow,
@@ -17,7 +17,7 @@ import { checkedAddress } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { hitRateLimits, type RateLimit } from '../../http/rate-limit.ts';
 import { iso } from '../../http/schemas.ts';
-import { enqueue } from '../../jobs/enqueue.ts';
+import { addJobCall, enqueue } from '../../jobs/enqueue.ts';
 import { randomToken, uuidv7 } from '../../lib/ids.ts';
 import { sha256 } from '../../lib/secrets.ts';
 import { findCollection } from '../collections/collections.service.ts';
@@ -50,7 +50,7 @@ import {
   startTokenFlow,
 } from '../token-flows/token-flows.service.ts';
 import { findTransaction } from '../transactions/transactions.service.ts';
-import { emitEvent } from '../webhooks/webhook-events.service.ts';
+import { emitEvent, hasEventSubscriber } from '../webhooks/webhook-events.service.ts';
 import {
   type ExternalPaymentProvider,
   isExternalPaymentProvider,
@@ -229,23 +229,34 @@ async function sessionSeconds(
  * Create, in the order of docs/api.md#purchase-intents: the listing (404), ACTIVE and in its
  * window (422 NOT_ELIGIBLE), the provider (400), the quantity (400), the buyer's fields for the
  * provider (400), the allow list and max_per_user (422 NOT_ELIGIBLE), units available (422
- * INSUFFICIENT_SUPPLY). The listing row is locked for the checks and the hold, so a buyer's
- * concurrent intents cannot pass max_per_user together either.
+ * INSUFFICIENT_SUPPLY). Returns once the intent is on disk: its payment session may be opened.
+ *
+ * Every buyer of a listing queues on the listing's row, so the row is locked as briefly as can be,
+ * and never through a disk write (the commit does not wait for it; the return does). A card or
+ * crypto hold without a per-buyer cap is one statement after the checks (holdInOneStatement);
+ * any other takes the lock for its checks, so a buyer's concurrent intents cannot pass
+ * max_per_user together either, and for the work that goes with it (a voucher, a claim).
  */
 export async function createPurchaseIntent(
   db: Executor,
   deps: Deps,
   body: CreatePurchaseIntentBody,
 ): Promise<NewPurchaseIntent> {
-  // A card or crypto hold without a per-buyer cap takes the listing's row lock only with its last
-  // statement (the conditional hold), so buyers of one listing queue on it for a statement and a
-  // commit, not for the whole request; every other hold is checked under the lock.
-  let listing = await findListingForSale(db, body.listing_id);
-  const lateHold =
-    isExternalPaymentProvider(body.provider) &&
-    listing.payment_providers.includes(body.provider) &&
-    policyOf(listing).max_per_user === null;
-  if (!lateHold) listing = await lockListingForSale(db, body.listing_id);
+  const listing = await findListingForSale(db, body.listing_id);
+  if (holdsInOneStatement(listing, body.provider)) return createInOneStatement(db, deps, body, listing);
+  return transactionFlushedAfterUnlock(db, (tx) => createUnderLock(tx, deps, body));
+}
+
+function holdsInOneStatement(listing: ListingRow, provider: PaymentProvider): boolean {
+  return (
+    isExternalPaymentProvider(provider) &&
+    listing.payment_providers.includes(provider) &&
+    policyOf(listing).max_per_user === null
+  );
+}
+
+/** The checks made of every intent before its hold (all but max_per_user); answers its buyer. */
+function checkPurchase(listing: ListingRow, body: CreatePurchaseIntentBody): Buyer {
   assertSelling(listing);
   const provider = body.provider;
   if (!listing.payment_providers.includes(provider))
@@ -261,6 +272,98 @@ export async function createPurchaseIntent(
     throw invalid('/buyer/email', 'EMAIL_CLAIM needs an email address');
   if (buyer.email === null && buyer.ethAddress === null) throw invalid('/buyer', 'give email or eth_address');
   if (!onAllowList(listing, buyer)) throw new ApiError('NOT_ELIGIBLE', 'the buyer is not on the allow list');
+  return buyer;
+}
+
+function insufficientSupply(quantity: number): ApiError {
+  return new ApiError('INSUFFICIENT_SUPPLY', `fewer than ${quantity} units are available`);
+}
+
+/** The new intent's row, PENDING until `expiration`, and the client token given to its buyer. */
+function newIntent(
+  listing: ListingRow,
+  body: CreatePurchaseIntentBody,
+  buyer: Buyer,
+  expiration: Date,
+): { row: repo.NewPurchaseIntent; clientToken: string } {
+  const clientToken = randomToken();
+  return {
+    clientToken,
+    row: {
+      id: uuidv7(),
+      organization_id: listing.organization_id,
+      listing_id: listing.id,
+      quantity: body.quantity,
+      status: 'PENDING',
+      fulfillment_method: fulfillmentMethodOf(body.provider, buyer),
+      payment_provider: body.provider,
+      email: buyer.email,
+      eth_address: buyer.ethAddress,
+      client_token_hash: sha256(clientToken),
+      provider_price: providerPrice(listing, body.quantity),
+      expiration,
+    },
+  };
+}
+
+function answerOf(
+  row: repo.NewPurchaseIntent,
+  clientToken: string,
+  data: Record<string, unknown> | null,
+): CreatedPurchaseIntent {
+  return {
+    id: row.id,
+    status: row.payment_provider === 'EMAIL_CLAIM' ? 'CONFIRMED' : 'PENDING',
+    expiration: iso(row.expiration),
+    client_token: clientToken,
+    fulfillment_method: row.fulfillment_method,
+    provider_price: row.provider_price as CreatedPurchaseIntent['provider_price'],
+    data,
+  };
+}
+
+/**
+ * A card or crypto intent: checked against the listing as read, then the hold, the intent and
+ * its expiry job in one statement, which holds only while the listing is still ACTIVE (a cancel
+ * that committed first wins) and has the units. A listing read with too few units is refused
+ * before anything is written.
+ */
+async function createInOneStatement(
+  db: Executor,
+  deps: Deps,
+  body: CreatePurchaseIntentBody,
+  listing: ListingRow,
+): Promise<NewPurchaseIntent> {
+  const buyer = checkPurchase(listing, body);
+  if (listing.quantity_held + listing.quantity_sold + body.quantity > listing.quantity_listed)
+    throw insufficientSupply(body.quantity);
+  const expiration = new Date(Date.now() + (await sessionSeconds(db, deps, listing, body.provider)) * 1000);
+  const { row, clientToken } = newIntent(listing, body, buyer, expiration);
+  // The provider's session is opened once this is on disk (openPaymentSession), and
+  // purchase_intent.created follows it.
+  const expiry = addJobCall(
+    expirePurchaseIntentTask,
+    { purchase_intent_id: row.id },
+    { jobKey: `expire_purchase_intent:${row.id}`, runAt: expiration },
+  );
+  const inserted = await repo.insertIntentWithHold(db, row, expiry);
+  if (!inserted) {
+    assertSelling(await findListingForSale(db, listing.id));
+    throw insufficientSupply(body.quantity);
+  }
+  await logFlushed(db);
+  return { answer: answerOf(row, clientToken, null), intent: inserted, listing };
+}
+
+/** Any other intent: checked, held and made under the listing's row lock, in `db`'s transaction. */
+async function createUnderLock(
+  db: Tx,
+  deps: Deps,
+  body: CreatePurchaseIntentBody,
+): Promise<NewPurchaseIntent> {
+  const listing = await lockListingForSale(db, body.listing_id);
+  const buyer = checkPurchase(listing, body);
+  const provider = body.provider;
   const maxPerUser = policyOf(listing).max_per_user;
   if (maxPerUser !== null) {
     const owned = await unitsOfBuyer(db, listing.id, buyer);
@@ -271,68 +374,35 @@ export async function createPurchaseIntent(
       );
   }
   const expiration = new Date(Date.now() + (await sessionSeconds(db, deps, listing, provider)) * 1000);
-  if (!lateHold && !(await addHold(db, listing.id, body.quantity)))
-    throw new ApiError('INSUFFICIENT_SUPPLY', `fewer than ${body.quantity} units are available`);
+  if (!(await addHold(db, listing.id, body.quantity))) throw insufficientSupply(body.quantity);
   if (
     provider === 'MINT_VOUCHER' &&
     (await repo.pendingVoucherIntentOf(db, listing.collection_id, buyer.ethAddress!))
   )
     throw new ApiError('INVALID_STATE', 'this address has a pending mint voucher for the contract');
 
-  const id = uuidv7();
-  const clientToken = randomToken();
-  const price = providerPrice(listing, body.quantity);
-  const inserted = await repo.insertIntent(db, {
-    id,
-    organization_id: listing.organization_id,
-    listing_id: listing.id,
-    quantity: body.quantity,
-    status: 'PENDING',
-    fulfillment_method: fulfillmentMethodOf(provider, buyer),
-    payment_provider: provider,
-    email: buyer.email,
-    eth_address: buyer.ethAddress,
-    client_token_hash: sha256(clientToken),
-    provider_price: price,
-    expiration,
-  });
+  const { row, clientToken } = newIntent(listing, body, buyer, expiration);
+  const inserted = await repo.insertIntent(db, row);
   let data: Record<string, unknown> | null = null;
   // purchase_intent.created shows the intent as created (a voucher's item assigned), before
   // an EMAIL_CLAIM sale's purchase_intent.confirmed.
   if (provider === 'EMAIL_CLAIM') {
     await emitIntentEvent(db, inserted, 'purchase_intent.created');
-    await confirmPurchaseIntent(db, deps, id);
+    await confirmPurchaseIntent(db, deps, row.id);
   } else if (provider === 'MINT_VOUCHER') {
     // The voucher's watcher ends the hold when the voucher expires on chain.
-    data = await issueVoucherFor(db, deps, id);
+    data = await issueVoucherFor(db, deps, row.id);
     await emitIntentEvent(db, inserted, 'purchase_intent.created');
   } else {
-    // CARD_PROVIDER, CRYPTO_PROVIDER: the provider's session is opened once this transaction has
-    // committed (openPaymentSession), and purchase_intent.created follows it.
+    // CARD_PROVIDER, CRYPTO_PROVIDER with max_per_user: as in createInOneStatement.
     await enqueue(
       db,
       expirePurchaseIntentTask,
-      { purchase_intent_id: id },
-      {
-        jobKey: `expire_purchase_intent:${id}`,
-        runAt: expiration,
-      },
+      { purchase_intent_id: row.id },
+      { jobKey: `expire_purchase_intent:${row.id}`, runAt: expiration },
     );
-    if (lateHold) await takeLateHold(db, listing.id, body.quantity);
   }
-  return {
-    answer: {
-      id,
-      status: provider === 'EMAIL_CLAIM' ? 'CONFIRMED' : 'PENDING',
-      expiration: iso(expiration),
-      client_token: clientToken,
-      fulfillment_method: fulfillmentMethodOf(provider, buyer),
-      provider_price: price,
-      data,
-    },
-    intent: inserted,
-    listing,
-  };
+  return { answer: answerOf(row, clientToken, data), intent: inserted, listing };
 }
 
 /**
@@ -343,17 +413,6 @@ export interface NewPurchaseIntent {
   answer: CreatedPurchaseIntent;
   intent: PurchaseIntentRow;
   listing: ListingRow;
-}
-
-/**
- * The hold taken last, by the conditional update alone: it holds only while the listing is still
- * ACTIVE (a cancel that committed first wins) and units remain; otherwise the request fails and
- * its transaction, with the intent, rolls back.
- */
-async function takeLateHold(db: Executor, listingId: string, quantity: number): Promise<void> {
-  if (await addHold(db, listingId, quantity, { onlyActive: true })) return;
-  assertSelling(await findListingForSale(db, listingId));
-  throw new ApiError('INSUFFICIENT_SUPPLY', `fewer than ${quantity} units are available`);
 }
 
 /** 422 NOT_ELIGIBLE unless the listing sells now (ACTIVE, inside its window). */
@@ -596,27 +655,31 @@ export async function recordPaymentClosed(
 /**
  * The provider's session opened for a PENDING intent: stored with the buyer's `data`, and
  * purchase_intent.created emitted. An intent that ended while the provider answered (false) gets
- * its session cancelled by a job.
+ * its session cancelled by a job. With no endpoint subscribed to the event, a PENDING intent's
+ * session is stored by one statement; otherwise under the intent's lock, in a transaction.
  */
 export async function attachPaymentSession(
   db: Executor,
   intentId: string,
+  provider: ExternalPaymentProvider,
   session: PaymentSession,
 ): Promise<{ attached: boolean; status: PurchaseIntentRow['status'] } | undefined> {
-  const intent = await repo.lockIntent(db, intentId);
-  if (!intent) return undefined;
-  if (!isExternalPaymentProvider(intent.payment_provider)) return { attached: false, status: intent.status };
-  const provider = intent.payment_provider;
-  await repo.updateIntent(db, intentId, {
-    ...referenceColumns(provider, session.reference),
-    data: session.data,
+  const update = { ...referenceColumns(provider, session.reference), data: session.data };
+  const alone = await repo.attachSessionAlone(db, intentId, update, (organizationId) =>
+    hasEventSubscriber(organizationId, 'purchase_intent.created'),
+  );
+  if (alone) return { attached: true, status: 'PENDING' };
+  return db.transaction().execute(async (tx) => {
+    const locked = await repo.lockIntent(tx, intentId);
+    if (!locked) return undefined;
+    await repo.updateIntent(tx, intentId, update);
+    if (locked.status !== 'PENDING') {
+      await enqueueSessionCancel(tx, intentId);
+      return { attached: false, status: locked.status };
+    }
+    await emitIntentEvent(tx, locked, 'purchase_intent.created');
+    return { attached: true, status: locked.status };
   });
-  if (intent.status !== 'PENDING') {
-    await enqueueSessionCancel(db, intentId);
-    return { attached: false, status: intent.status };
-  }
-  await emitIntentEvent(db, intent, 'purchase_intent.created');
-  return { attached: true, status: intent.status };
 }
 
 /**

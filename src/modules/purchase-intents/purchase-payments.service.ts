@@ -42,17 +42,18 @@ export async function openPaymentSession(
   created: NewPurchaseIntent,
 ): Promise<CreatedPurchaseIntent> {
   const { answer, intent, listing } = created;
-  if (!isExternalPaymentProvider(intent.payment_provider)) return answer;
+  const provider = intent.payment_provider;
+  if (!isExternalPaymentProvider(provider)) return answer;
   let session: PaymentSession;
   try {
-    session = await (await paymentSessionsOf(intent.payment_provider)).open(db, deps, intent, listing);
+    session = await (await paymentSessionsOf(provider)).open(db, deps, intent, listing);
   } catch (error) {
     await db.transaction().execute((tx) => abandonPurchaseIntent(tx, intent.id));
     if (error instanceof ApiError) throw error;
     deps.logger.error({ err: error, purchaseIntentId: intent.id }, 'the payment provider failed');
     throw new ApiError('UPSTREAM_FAILED', 'the payment provider could not open a payment session');
   }
-  const attached = await db.transaction().execute((tx) => attachPaymentSession(tx, intent.id, session));
+  const attached = await attachPaymentSession(db, intent.id, provider, session);
   return {
     ...answer,
     status: attached?.status ?? answer.status,

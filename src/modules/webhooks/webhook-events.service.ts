@@ -17,6 +17,13 @@ export interface NewEvent {
 }
 
 /**
+ * A condition for a statement that changes a resource without emitting its event: true when the
+ * organization (a column of that statement) has an endpoint the event would go to, so the change
+ * is then made where emitEvent can be called with it instead.
+ */
+export const hasEventSubscriber = repo.hasSubscribedWebhook;
+
+/**
  * Emits an event in the caller's transaction, the one that makes the change it describes (README,
  * "Receive events"): the event row, one delivery per enabled endpoint of the organization subscribed to its
  * type, and their jobs; all commit with the change or not at all. With no subscriber nothing is

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type {
   WebhookDeliveryRow,
@@ -85,6 +85,18 @@ export function listWebhooks(
     idKind: 'uuid',
     idValue: (r) => r.id,
   });
+}
+
+/**
+ * Whether the organization (a column of the statement it is used in) has an enabled endpoint
+ * subscribed to `type`, as a condition of that statement.
+ */
+export function hasSubscribedWebhook(
+  organizationId: RawBuilder<string>,
+  type: WebhookEventType,
+): RawBuilder<boolean> {
+  return sql<boolean>`EXISTS (SELECT 1 FROM webhooks AS w
+    WHERE w.organization_id = ${organizationId} AND w.enabled AND ${type} = ANY (w.events))`;
 }
 
 /** The organization's enabled endpoints subscribed to `type`, in id order. */

@@ -500,6 +500,7 @@ describe('listings', () => {
       const body = view.json();
       assert.equal(body.quantity_available, 1);
       assert.equal(body.contract_address, c.contract_address);
+      assert.deepEqual([body.network_id, body.token_type], [c.network_id, c.token_type]);
       for (const hidden of ['organization_id', 'campaign_id']) assert.equal(hidden in body, false);
       assert.equal('email_addresses' in body.policy, false);
       const eligible = await env.call('GET', `/v1/public/listings/${listing.id}/eligibility`, {

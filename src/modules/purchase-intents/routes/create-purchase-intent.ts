@@ -1,5 +1,4 @@
 import { PUBLIC } from '../../../access/access.ts';
-import { transactionFlushedAfterUnlock } from '../../../db/database.ts';
 import { errorResponses } from '../../../http/errors.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { CreatedPurchaseIntent, CreatePurchaseIntentBody } from '../purchase-intents.schemas.ts';
@@ -37,11 +36,7 @@ export const createPurchaseIntentRoute: RouteModule = (app, ctx) =>
     },
     async (request, reply) => {
       await limitPurchaseIntents(ctx.db, request.body, request.ip);
-      // Every intent of a listing queues on its row: its lock goes with the commit, not after
-      // the disk write, and nothing is answered or sent to a provider before that write.
-      const created = await transactionFlushedAfterUnlock(ctx.db, (tx) =>
-        createPurchaseIntent(tx, ctx, request.body),
-      );
+      const created = await createPurchaseIntent(ctx.db, ctx, request.body);
       // A card or crypto payment's session is opened at the provider once the hold is committed.
       return reply.code(201).send(await openPaymentSession(ctx.db, ctx, created));
     },
