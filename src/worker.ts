@@ -5,6 +5,7 @@ import type { DatabaseHandle } from './db/database.ts';
 import { jobCatalog } from './jobs/catalog.ts';
 import { crontabOf, taskListOf } from './jobs/runner.ts';
 import { uuidv7 } from './lib/ids.ts';
+import { scheduleExpirySweep } from './modules/purchase-intents/purchase-intents.task.ts';
 import { Relayer } from './modules/transactions/relayer.ts';
 import { TRANSACTIONS_CHANNEL } from './modules/transactions/transactions.repository.ts';
 
@@ -49,6 +50,8 @@ export async function buildWorker(
     logger: jobLogger(ctx.logger),
     taskList: taskListOf(webhookTasks, ctx),
   });
+  // Purchase intents expire by a sweep that queues itself again after each run: its first run.
+  await scheduleExpirySweep(ctx.db);
   const relayer = new Relayer(ctx, {
     instanceId: `relayer-${uuidv7()}`,
     pollMs: options.relayerPollMs ?? 500,

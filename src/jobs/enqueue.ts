@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 import type { TaskDefinition } from './task.ts';
 
@@ -28,29 +28,16 @@ export async function enqueue<S extends TSchema>(
   payload: Static<S>,
   options: EnqueueOptions = {},
 ): Promise<void> {
-  await sql`SELECT ${addJobCall(task, payload, options)}`.execute(db);
-}
-
-/**
- * The call adding a job (graphile-worker's add_job), its payload checked as `enqueue` checks it,
- * for a statement that queues the job with the rows it writes (the job is added once for each row
- * of the query it is selected from).
- */
-export function addJobCall<S extends TSchema>(
-  task: TaskDefinition<S>,
-  payload: Static<S>,
-  options: EnqueueOptions = {},
-): RawBuilder<unknown> {
   const problems = payloadProblems(task, payload);
   if (problems !== undefined) throw new Error(`${task.name} job refused: ${problems}`);
-  return sql`graphile_worker.add_job(
+  await sql`SELECT graphile_worker.add_job(
     ${task.name},
     ${JSON.stringify(payload)}::json,
     run_at := ${options.runAt ?? null}::timestamptz,
     max_attempts := ${options.maxAttempts ?? task.maxAttempts ?? null}::int,
     job_key := ${options.jobKey ?? null}::text,
     queue_name := ${options.queueName ?? null}::text
-  )`;
+  )`.execute(db);
 }
 
 /**

@@ -33,16 +33,14 @@ export function insertIntent(db: Executor, intent: NewPurchaseIntent): Promise<P
 }
 
 /**
- * The intent and its hold in one statement, with `alsoCall` (a job queued for it) added once the
- * intent is written: the listing's counter grows only while it is ACTIVE and has the units, and
- * otherwise nothing is written (undefined). The listing's row is locked by this statement alone.
- * Outside a transaction its commit does not wait for the disk (ASYNC_COMMIT): the caller waits
- * with logFlushed before anything is answered on its strength.
+ * The intent and its hold in one statement: the listing's counter grows only while it is ACTIVE
+ * and has the units, and otherwise nothing is written (undefined). The listing's row is locked by
+ * this statement alone. Outside a transaction its commit does not wait for the disk
+ * (ASYNC_COMMIT): the caller waits with logFlushed before anything is answered on its strength.
  */
 export async function insertIntentWithHold(
   db: Executor,
   intent: NewPurchaseIntent,
-  alsoCall: RawBuilder<unknown>,
 ): Promise<PurchaseIntentRow | undefined> {
   const { rows } = await sql<PurchaseIntentRow>`
     WITH hold AS (
@@ -60,12 +58,8 @@ export async function insertIntentWithHold(
         ${JSON.stringify(intent.provider_price)}::jsonb, ${intent.expiration}::timestamptz
       FROM hold
       RETURNING *
-    ), queued AS (
-      SELECT ${alsoCall} FROM intent
     )
-    SELECT intent.* FROM intent, (SELECT count(*) FROM queued) AS q, (SELECT ${ASYNC_COMMIT}) AS c`.execute(
-    db,
-  );
+    SELECT intent.* FROM intent, (SELECT ${ASYNC_COMMIT}) AS async_commit`.execute(db);
   return rows[0];
 }
 

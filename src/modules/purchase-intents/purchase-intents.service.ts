@@ -17,7 +17,7 @@ import { checkedAddress } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
 import { hitRateLimits, type RateLimit } from '../../http/rate-limit.ts';
 import { iso } from '../../http/schemas.ts';
-import { addJobCall, enqueue } from '../../jobs/enqueue.ts';
+import { enqueue } from '../../jobs/enqueue.ts';
 import { randomToken, uuidv7 } from '../../lib/ids.ts';
 import { sha256 } from '../../lib/secrets.ts';
 import { findCollection } from '../collections/collections.service.ts';
@@ -65,11 +65,7 @@ import type {
   PublicPurchaseIntent,
   PurchaseIntent,
 } from './purchase-intents.schemas.ts';
-import {
-  cancelPaymentSessionTask,
-  deliverPurchaseIntentTask,
-  expirePurchaseIntentTask,
-} from './purchase-intents.task.ts';
+import { cancelPaymentSessionTask, deliverPurchaseIntentTask } from './purchase-intents.task.ts';
 
 /**
  * Purchase intents (docs/api.md#purchase-intents). An intent holds units of a listing (the
@@ -323,9 +319,9 @@ function answerOf(
 }
 
 /**
- * A card or crypto intent: checked against the listing as read, then the hold, the intent and
- * its expiry job in one statement, which holds only while the listing is still ACTIVE (a cancel
- * that committed first wins) and has the units. A listing read with too few units is refused
+ * A card or crypto intent: checked against the listing as read, then the hold and the intent in
+ * one statement, which holds only while the listing is still ACTIVE (a cancel that committed
+ * first wins) and has the units. A listing read with too few units is refused
  * before anything is written.
  */
 async function createInOneStatement(
@@ -340,13 +336,8 @@ async function createInOneStatement(
   const expiration = new Date(Date.now() + (await sessionSeconds(db, deps, listing, body.provider)) * 1000);
   const { row, clientToken } = newIntent(listing, body, buyer, expiration);
   // The provider's session is opened once this is on disk (openPaymentSession), and
-  // purchase_intent.created follows it.
-  const expiry = addJobCall(
-    expirePurchaseIntentTask,
-    { purchase_intent_id: row.id },
-    { jobKey: `expire_purchase_intent:${row.id}`, runAt: expiration },
-  );
-  const inserted = await repo.insertIntentWithHold(db, row, expiry);
+  // purchase_intent.created follows it; the expiry sweep ends the hold if nobody pays.
+  const inserted = await repo.insertIntentWithHold(db, row);
   if (!inserted) {
     assertSelling(await findListingForSale(db, listing.id));
     throw insufficientSupply(body.quantity);
@@ -393,15 +384,8 @@ async function createUnderLock(
     // The voucher's watcher ends the hold when the voucher expires on chain.
     data = await issueVoucherFor(db, deps, row.id);
     await emitIntentEvent(db, inserted, 'purchase_intent.created');
-  } else {
-    // CARD_PROVIDER, CRYPTO_PROVIDER with max_per_user: as in createInOneStatement.
-    await enqueue(
-      db,
-      expirePurchaseIntentTask,
-      { purchase_intent_id: row.id },
-      { jobKey: `expire_purchase_intent:${row.id}`, runAt: expiration },
-    );
   }
+  // CARD_PROVIDER, CRYPTO_PROVIDER (with max_per_user): as createInOneStatement's.
   return { answer: answerOf(row, clientToken, data), intent: inserted, listing };
 }
 
@@ -868,7 +852,7 @@ async function returnItems(db: Executor, intent: PurchaseIntentRow, listing: Lis
   await repo.updateIntent(db, intent.id, { item_ids: [] });
 }
 
-/** The expiry job: a PENDING intent past its expiration becomes EXPIRED (idempotent). */
+/** One intent's expiry: a PENDING intent past its expiration becomes EXPIRED (idempotent). */
 export async function expirePurchaseIntent(db: Executor, id: string): Promise<boolean> {
   const intent = await repo.lockIntent(db, id);
   if (intent?.status !== 'PENDING' || intent.expiration > new Date()) return false;
@@ -878,7 +862,7 @@ export async function expirePurchaseIntent(db: Executor, id: string): Promise<bo
   return true;
 }
 
-/** The sweep behind the per-intent jobs: every due PENDING intent expires. */
+/** The sweep's transaction: every due PENDING intent without a provider session expires. */
 export async function expireDuePurchaseIntents(db: Executor, batch = 500): Promise<number> {
   const due = (await repo.lockDueIntents(db, batch)).filter((i) => i.payment_provider !== 'MINT_VOUCHER');
   for (const intent of due) await endHold(db, intent, 'EXPIRED');

@@ -118,16 +118,29 @@ export async function expireIntentWithProvider(
   return db.transaction().execute((tx) => expirePurchaseIntent(tx, id));
 }
 
-/** The sweep: every due PENDING intent expires; those with a provider session one by one. */
+/** How many intents' provider sessions the sweep settles at once. */
+const PROVIDER_EXPIRIES_AT_ONCE = 8;
+
+/**
+ * The sweep: every due PENDING intent expires, up to `batch` of each kind: those without a
+ * provider session in one transaction, those with one each after asking its provider,
+ * PROVIDER_EXPIRIES_AT_ONCE at a time (one whose provider is out of reach waits for the next
+ * sweep). Returns how many expired.
+ */
 export async function expireDueIntents(db: Kysely<Database>, deps: Deps, batch = 200): Promise<number> {
   let expired = await db.transaction().execute((tx) => expireDuePurchaseIntents(tx, batch));
-  for (const id of await repo.dueProviderIntents(db, batch)) {
-    try {
-      if (await expireIntentWithProvider(db, deps, id)) expired++;
-    } catch (error) {
-      deps.logger.warn({ err: error, purchaseIntentId: id }, 'expiry waits on the payment provider');
+  const due = await repo.dueProviderIntents(db, batch);
+  let next = 0;
+  const expireNext = async (): Promise<void> => {
+    for (let id = due[next++]; id !== undefined; id = due[next++]) {
+      try {
+        if (await expireIntentWithProvider(db, deps, id)) expired++;
+      } catch (error) {
+        deps.logger.warn({ err: error, purchaseIntentId: id }, 'expiry waits on the payment provider');
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: PROVIDER_EXPIRIES_AT_ONCE }, expireNext));
   return expired;
 }
 

@@ -19,7 +19,11 @@ import type { CollectionRow } from '../../../db/schema.ts';
 import { settlementHandlers } from '../../../settlement.ts';
 import { expireDueClaims } from '../../email-claims/email-claims.service.ts';
 import { confirmPurchaseIntent, deliverPurchaseIntent, LIMITS } from '../purchase-intents.service.ts';
-import { deliverPurchaseIntentTask } from '../purchase-intents.task.ts';
+import {
+  deliverPurchaseIntentTask,
+  EXPIRY_SWEEP_MS,
+  expirePurchaseIntentsTask,
+} from '../purchase-intents.task.ts';
 import { expireDueIntents } from '../purchase-payments.service.ts';
 
 // CARD_PROVIDER intents here go through an in-memory provider (card payments have their own tests).
@@ -331,7 +335,7 @@ describe('purchase intents', () => {
   });
 
   describe('holds, the buyer view, confirmation', () => {
-    it('a PENDING hold expires by its job: EXPIRED and the units available again', async () => {
+    it('a PENDING hold expires by the sweep job once due: EXPIRED, the units available again, the next sweep queued', async () => {
       const c = await collection();
       await items(c, 1);
       const listing = await createPaidListing(env, admin.token, {
@@ -350,21 +354,30 @@ describe('purchase intents', () => {
       assert.equal(created.fulfillment_method, 'EMAIL');
       const ttl = new Date(created.expiration).getTime() - Date.now();
       assert.ok(ttl > 50_000 && ttl <= 60_000, `the provider override holds 60 s (${ttl})`);
-      const job = await queuedJob(env, `expire_purchase_intent:${created.id}`);
-      assert.equal(job?.task_identifier, 'expire_purchase_intent');
-      assert.equal(job?.run_at.toISOString(), created.expiration);
       assertError(
         await buy({ listing_id: listing.id, buyer: { email: newEmail() } }),
         422,
         'INSUFFICIENT_SUPPLY',
       );
+      // The sweep expires it once due (not before), and queues its next run two seconds on.
+      const sweep = () => expirePurchaseIntentsTask.handler({}, undefined as never, env.ctx);
+      await sweep();
+      assert.equal((await intentOf(created.id)).status, 'PENDING');
       await db()
         .updateTable('purchase_intents')
         .set({ expiration: new Date(Date.now() - 1000) })
         .where('id', '=', created.id)
         .execute();
-      assert.equal(await expireDueIntents(db(), env.ctx), 1);
+      const before = Date.now();
+      await sweep();
       assert.equal((await intentOf(created.id)).status, 'EXPIRED');
+      const next = await queuedJob(env, 'expire_purchase_intents');
+      assert.equal(next?.task_identifier, 'expire_purchase_intents');
+      const delay = next!.run_at.getTime() - before;
+      assert.ok(
+        delay >= EXPIRY_SWEEP_MS - 50 && delay <= EXPIRY_SWEEP_MS + 5000,
+        `next sweep in ${delay} ms`,
+      );
       await bought({ listing_id: listing.id, buyer: { email: newEmail() } });
     });
 
