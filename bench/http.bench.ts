@@ -1,6 +1,8 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
@@ -116,6 +118,8 @@ interface Service {
  */
 async function startService(databaseUrl: string, profile: boolean): Promise<Service> {
   const port = await freePort();
+  const logPath = path.join(tmpdir(), `bench-service-${port}.log`);
+  const log = openSync(logPath, 'w');
   const started = performance.now();
   const child = spawn(
     process.execPath,
@@ -135,20 +139,15 @@ async function startService(databaseUrl: string, profile: boolean): Promise<Serv
         ROLE: 'api',
         HOST: '127.0.0.1',
         PORT: String(port),
-        LOG_LEVEL: 'warn',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its logs at production's level (a line per request) go to a file, as a deployment's
+      // would go to its collector, not through this process.
+      stdio: ['ignore', log, log],
     },
   );
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
+  const output = () => readFileSync(logPath, 'utf8').slice(-8000);
   const url = `http://127.0.0.1:${port}`;
-  await waitFor200(`${url}/readyz`, child, () => output);
+  await waitFor200(`${url}/readyz`, child, output);
   const readyMs = performance.now() - started;
   return {
     child,
@@ -156,10 +155,13 @@ async function startService(databaseUrl: string, profile: boolean): Promise<Serv
     url,
     readyMs,
     async stop() {
-      if (child.exitCode !== null) return;
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      await exited;
+      if (child.exitCode === null) {
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        await exited;
+      }
+      closeSync(log);
+      rmSync(logPath, { force: true });
     },
   };
 }

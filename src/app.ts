@@ -160,6 +160,7 @@ export async function buildApp(ctx: AppContext, limits: Partial<HttpLimits> = {}
   let closing = false;
   const app = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
+    disableRequestLogging: true,
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
     // A client gets requestTimeoutMs to send a whole request (headers and body) and is answered
     // 408, so a slow sender cannot hold a connection. No connectionTimeout: it would cut a slow
@@ -228,6 +229,11 @@ export async function buildApp(ctx: AppContext, limits: Partial<HttpLimits> = {}
     if (closing) throw new ApiError('UNAVAILABLE', 'the service is shutting down; retry on another instance');
   });
   app.addHook('onResponse', async (request, reply) => {
+    // One line per request, at its end (Fastify's own logging, disabled above, writes two).
+    request.log.info(
+      { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
+      'request completed',
+    );
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
     metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);

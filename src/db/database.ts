@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
+import { executePrepared, PreparingClient } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 export type { Database } from './schema.ts';
@@ -19,7 +20,13 @@ export interface DatabaseHandle {
 
 export function createDatabase(connectionString: string, options: { max?: number } = {}): DatabaseHandle {
   // A request waits at most 10 s for a connection, then fails as 503 instead of hanging.
-  const pool = new pg.Pool({ connectionString, max: options.max ?? 10, connectionTimeoutMillis: 10_000 });
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: 10_000,
+    // Hot queries' SQL is prepared on each connection (src/db/prepared.ts).
+    Client: PreparingClient,
+  });
   // A client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
@@ -68,5 +75,5 @@ export const ASYNC_COMMIT = sql<string>`set_config('synchronous_commit', 'off', 
  * of a transactional log message (a commit that wrote nothing would not wait).
  */
 export async function logFlushed(db: Kysely<Database>): Promise<void> {
-  await sql`SELECT pg_logical_emit_message(true, 'flush', '')`.execute(db);
+  await executePrepared(db, sql`SELECT pg_logical_emit_message(true, 'flush', '')`);
 }

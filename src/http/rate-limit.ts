@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { ASYNC_COMMIT, type Executor } from '../db/database.ts';
+import { executePrepared } from '../db/prepared.ts';
 import { ApiError } from './errors.ts';
 
 /** A fixed-window limit: at most `max` hits per `windowSeconds`. */
@@ -37,7 +38,10 @@ export async function hitRateLimits(
     sql` `,
   )} END) * interval '1 second'`;
   const asyncCommit = db.isTransaction ? sql`` : sql`CROSS JOIN (SELECT ${ASYNC_COMMIT}) AS async_commit`;
-  const { rows } = await sql<{ key: string; hits: number; retry_after: number }>`
+  // Prepared: one statement text per number of limits hit.
+  const { rows } = await executePrepared(
+    db,
+    sql<{ key: string; hits: number; retry_after: number }>`
     INSERT INTO rate_limit_buckets AS b (key, window_start, hits)
     SELECT hit.key, now(), 1
     FROM unnest(${keys}::text[]) WITH ORDINALITY AS hit(key, n) ${asyncCommit}
@@ -45,8 +49,7 @@ export async function hitRateLimits(
     ON CONFLICT (key) DO UPDATE SET
       window_start = CASE WHEN b.window_start <= now() - ${window} THEN now() ELSE b.window_start END,
       hits = CASE WHEN b.window_start <= now() - ${window} THEN 1 ELSE b.hits + 1 END
-    RETURNING b.key, b.hits, ceil(extract(epoch FROM (b.window_start + ${window} - now())))::int AS retry_after`.execute(
-    db,
+    RETURNING b.key, b.hits, ceil(extract(epoch FROM (b.window_start + ${window} - now())))::int AS retry_after`,
   );
   const buckets = new Map(rows.map((row) => [row.key, row]));
   for (const hit of keyed) {

@@ -1,5 +1,6 @@
-import { CompiledQuery, type InferResult } from 'kysely';
+import type { InferResult } from 'kysely';
 import type { Executor } from '../../db/database.ts';
+import { hotQuery } from '../../db/prepared.ts';
 
 /** What a principal is made of: the user and its organization's switches. */
 const PRINCIPAL_COLUMNS = [
@@ -78,14 +79,12 @@ function meQuery(db: Executor, userId: string) {
 }
 
 type MeRow = InferResult<ReturnType<typeof meQuery>>[number];
-let meSql: string | undefined;
+const me = hotQuery(meQuery);
 
 /**
- * GET /v1/me in one query. Its SQL is built once: building its twenty columns with Kysely cost
- * about 40 µs a call, a tenth of the request; only the user id (the one parameter) changes.
+ * GET /v1/me in one query. Its SQL is built once (building its twenty columns with Kysely cost
+ * about 40 µs a call, a tenth of the request) and prepared.
  */
 export async function findMe(db: Executor, userId: string): Promise<MeRow | undefined> {
-  meSql ??= meQuery(db, '').compile().sql;
-  const { rows } = await db.executeQuery(CompiledQuery.raw(meSql, [userId]) as CompiledQuery<MeRow>);
-  return rows[0];
+  return (await me(db, userId))[0];
 }

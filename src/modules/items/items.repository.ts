@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
+import { hotQuery } from '../../db/prepared.ts';
 import type { ItemRow, RoyaltyInfo } from '../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../http/pagination.ts';
 
@@ -9,8 +10,10 @@ export function findItems(db: Executor, ids: readonly string[]): Promise<ItemRow
   return db.selectFrom('items').selectAll().where('id', 'in', ids).execute();
 }
 
-export function findItem(db: Executor, id: string): Promise<ItemRow | undefined> {
-  return db.selectFrom('items').selectAll().where('id', '=', id).executeTakeFirst();
+const itemById = hotQuery((db, id: string) => db.selectFrom('items').selectAll().where('id', '=', id));
+
+export async function findItem(db: Executor, id: string): Promise<ItemRow | undefined> {
+  return (await itemById(db, id))[0];
 }
 
 export function findItemForUpdate(db: Executor, id: string): Promise<ItemRow | undefined> {

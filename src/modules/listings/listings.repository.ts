@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
+import { hotQuery } from '../../db/prepared.ts';
 import type {
   CollectionRow,
   ListingRow,
@@ -37,25 +38,30 @@ export async function insertListing(db: Executor, listing: NewListing): Promise<
     .execute();
 }
 
-export function findListing(db: Executor, id: string): Promise<ListingRow | undefined> {
-  return db.selectFrom('listings').selectAll().where('id', '=', id).executeTakeFirst();
+const listingById = hotQuery((db, id: string) => db.selectFrom('listings').selectAll().where('id', '=', id));
+
+export async function findListing(db: Executor, id: string): Promise<ListingRow | undefined> {
+  return (await listingById(db, id))[0];
 }
 
+const listingWithContract = hotQuery((db, id: string) =>
+  db
+    .selectFrom('listings')
+    .leftJoin('collections', 'collections.id', 'listings.collection_id')
+    .selectAll('listings')
+    .select(['collections.network_id', 'collections.contract_address', 'collections.token_type'])
+    .where('listings.id', '=', id),
+);
+
 /** The listing with what its public view shows of its collection (not the collection's ABI). */
-export function findListingWithContract(
+export async function findListingWithContract(
   db: Executor,
   id: string,
 ): Promise<
   | (ListingRow & Pick<CollectionRow, 'network_id' | 'contract_address'> & { token_type: TokenType | null })
   | undefined
 > {
-  return db
-    .selectFrom('listings')
-    .leftJoin('collections', 'collections.id', 'listings.collection_id')
-    .selectAll('listings')
-    .select(['collections.network_id', 'collections.contract_address', 'collections.token_type'])
-    .where('listings.id', '=', id)
-    .executeTakeFirst();
+  return (await listingWithContract(db, id))[0];
 }
 
 /** The listing, locked against concurrent holds, sales and edits. */

@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import { ASYNC_COMMIT, type Executor } from '../../db/database.ts';
+import { executePrepared } from '../../db/prepared.ts';
 import type {
   FulfillmentMethod,
   FulfillmentStatus,
@@ -42,7 +43,9 @@ export async function insertIntentWithHold(
   db: Executor,
   intent: NewPurchaseIntent,
 ): Promise<PurchaseIntentRow | undefined> {
-  const { rows } = await sql<PurchaseIntentRow>`
+  const { rows } = await executePrepared(
+    db,
+    sql<PurchaseIntentRow>`
     WITH hold AS (
       UPDATE listings SET quantity_held = quantity_held + ${intent.quantity}, updated_at = now()
       WHERE id = ${intent.listing_id} AND status = 'ACTIVE'
@@ -59,7 +62,8 @@ export async function insertIntentWithHold(
       FROM hold
       RETURNING *
     )
-    SELECT intent.* FROM intent, (SELECT ${ASYNC_COMMIT}) AS async_commit`.execute(db);
+    SELECT intent.* FROM intent, (SELECT ${ASYNC_COMMIT}) AS async_commit`,
+  );
   return rows[0];
 }
 
@@ -75,18 +79,21 @@ export async function attachSessionAlone(
   unless: (organizationId: RawBuilder<string>) => RawBuilder<boolean>,
 ): Promise<boolean> {
   const { data, ...references } = update;
-  const result = await db
-    .updateTable('purchase_intents')
-    .set({
-      ...references,
-      ...(data !== undefined && { data: data === null ? null : JSON.stringify(data) }),
-      updated_at: new Date(),
-    })
-    .where('id', '=', id)
-    .where('status', '=', 'PENDING')
-    .where(sql<boolean>`NOT ${unless(sql.ref('purchase_intents.organization_id'))}`)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  // Prepared: one statement text per provider (its reference column).
+  const result = await executePrepared(
+    db,
+    db
+      .updateTable('purchase_intents')
+      .set({
+        ...references,
+        ...(data !== undefined && { data: data === null ? null : JSON.stringify(data) }),
+        updated_at: new Date(),
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'PENDING')
+      .where(sql<boolean>`NOT ${unless(sql.ref('purchase_intents.organization_id'))}`),
+  );
+  return (result.numAffectedRows ?? 0n) > 0n;
 }
 
 export function findIntent(db: Executor, id: string): Promise<PurchaseIntentRow | undefined> {
