@@ -139,6 +139,7 @@ async function startService(databaseUrl: string, profile: boolean): Promise<Serv
         ROLE: 'api',
         HOST: '127.0.0.1',
         PORT: String(port),
+        ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}),
       },
       // Its logs at production's level (a line per request) go to a file, as a deployment's
       // would go to its collector, not through this process.

@@ -228,10 +228,19 @@ export async function buildApp(ctx: AppContext, limits: Partial<HttpLimits> = {}
     reply.header('x-request-id', request.id);
     if (closing) throw new ApiError('UNAVAILABLE', 'the service is shutting down; retry on another instance');
   });
+  // One line per request, at its end (Fastify's own logging, disabled above, writes two). Its
+  // fields are fixed: the req serializer's (method, URL with its secrets redacted, host, address,
+  // port), the status and the time, nothing free-form; so it skips the logger's redaction paths,
+  // which cost every other line about 20 µs (src/logger.ts).
+  const requestLog = ctx.logger.child({}, { redact: { paths: [] } });
   app.addHook('onResponse', async (request, reply) => {
-    // One line per request, at its end (Fastify's own logging, disabled above, writes two).
-    request.log.info(
-      { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
+    requestLog.info(
+      {
+        reqId: request.id,
+        req: request,
+        res: { statusCode: reply.statusCode },
+        responseTime: reply.elapsedTime,
+      },
       'request completed',
     );
     const route = request.routeOptions.url ?? 'unmatched';
