@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { type TSchema, Type } from '@sinclair/typebox';
 import { type SelectQueryBuilder, sql } from 'kysely';
+import { preparedOnEachConnection } from '../db/prepared.ts';
 import { ApiError } from './errors.ts';
 
 /** List limits (docs/api.md#pagination): standard lists take 1..100, medium lists 1..1000. */
@@ -62,6 +63,11 @@ export interface PaginateOptions<O> {
   idValue: (row: O) => string | number;
   /** total_results when it is known without counting the rows (a maintained counter). */
   total?: () => Promise<number>;
+  /**
+   * The query takes few shapes (no filter of free form, such as a list of attributes): its page
+   * and count queries run as prepared statements (src/db/prepared.ts).
+   */
+  prepared?: boolean;
 }
 
 interface CursorPayload {
@@ -101,20 +107,17 @@ export async function paginate<DB, TB extends keyof DB, O>(
         : pageQuery.where(sql<boolean>`(${sortRef}, ${idRef}) < (${value}, ${after.i})`);
   }
   const order = direction === 'ASC' ? sql`ASC` : sql`DESC`;
-  const rowsPromise = pageQuery
+  const ordered = pageQuery
     .orderBy(sql`${sortRef} ${order}`)
     .orderBy(sql`${idRef} ${order}`)
-    .limit(options.page.limit + 1)
-    .execute();
+    .limit(options.page.limit + 1);
+  if (options.prepared) preparedOnEachConnection(ordered.compile().sql);
+  const rowsPromise = ordered.execute();
+  const counted = query.clearSelect().clearOrderBy().select(sql<string>`count(*)`.as('total'));
+  if (options.prepared && !options.total) preparedOnEachConnection(counted.compile().sql);
   const countPromise = options.total
     ? options.total()
-    : (
-        query
-          .clearSelect()
-          .clearOrderBy()
-          .select(sql<string>`count(*)`.as('total'))
-          .executeTakeFirstOrThrow() as Promise<{ total: string }>
-      ).then((row) => Number(row.total));
+    : (counted.executeTakeFirstOrThrow() as Promise<{ total: string }>).then((row) => Number(row.total));
   const [rows, total] = await Promise.all([rowsPromise, countPromise]);
 
   const hasMore = rows.length > options.page.limit;

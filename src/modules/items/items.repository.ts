@@ -159,19 +159,20 @@ export function listItems(
       (filters.attributes ?? []).length === 0 && {
         total: () => countedItems(db, filters.collection_id, filters.locked),
       }),
+    prepared: (filters.attributes ?? []).length === 0,
   });
 }
+
+const collectionCounters = hotQuery((db, collectionId: string) =>
+  db.selectFrom('collections').select(['item_count', 'locked_item_count']).where('id', '=', collectionId),
+);
 
 async function countedItems(
   db: Executor,
   collectionId: string,
   locked: boolean | undefined,
 ): Promise<number> {
-  const row = await db
-    .selectFrom('collections')
-    .select(['item_count', 'locked_item_count'])
-    .where('id', '=', collectionId)
-    .executeTakeFirst();
+  const [row] = await collectionCounters(db, collectionId);
   if (!row) return 0;
   const all = Number(row.item_count);
   const lockedCount = Number(row.locked_item_count);
