@@ -8,7 +8,7 @@ import { expireDueIntents } from '../src/modules/purchase-intents/purchase-payme
 import { insertCollection } from '../test/factories.ts';
 import { setupTest, type TestEnv } from '../test/harness.ts';
 import { installTestPaymentProvider } from '../test/support/payment-sessions.ts';
-import { createPaidListing, randomAddress } from '../test/support/sales.ts';
+import { createPaidListing, listingCounters, randomAddress } from '../test/support/sales.ts';
 import { insertItem, insertItems } from '../test/support/token-requests.ts';
 import type { LoadResult } from './load.ts';
 
@@ -42,6 +42,20 @@ function line(name: string, result: Measured, baseline?: Measured): string {
   return `${name.padEnd(48)} ${result.perSecond.toFixed(0).padStart(6)}/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  ${result.cpuPerRequest.toFixed(0)} µs CPU/req${ratios}${result.errors ? `  ERRORS ${result.errors}` : ''}`;
 }
 
+/** Card intents of one unit of the listing, each for a buyer of its own (`{{n}}`). */
+function intentLoad(base: string, listingId: string, buyers: string) {
+  return {
+    url: `${base}/v1/public/purchase-intents`,
+    method: 'POST',
+    body: JSON.stringify({
+      listing_id: listingId,
+      quantity: 1,
+      provider: 'CARD_PROVIDER',
+      buyer: { email: `${buyers}-{{n}}@bench.example` },
+    }),
+  };
+}
+
 /** The figure's goal, from the sales issue: intents answered per second. */
 const GOAL_PER_SECOND = 1000;
 const DROP = { units: 100, requests: 2000, connections: 200, rounds: 3 };
@@ -69,24 +83,12 @@ async function drop(
   const listing = await createPaidListing(env, token, { collection_id: collection.id });
   const base = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
   const result = await loadFrom({
-    url: `${base}/v1/public/purchase-intents`,
-    method: 'POST',
-    body: JSON.stringify({
-      listing_id: listing.id,
-      quantity: 1,
-      provider: 'CARD_PROVIDER',
-      buyer: { email: 'drop-{{n}}@bench.example' },
-    }),
+    ...intentLoad(base, listing.id, 'drop'),
     requests: DROP.requests,
     connections: DROP.connections,
     expectStatus: [201, 422],
   });
-  const counters = () =>
-    env.database.db
-      .selectFrom('listings')
-      .select(['quantity_held', 'quantity_sold'])
-      .where('id', '=', listing.id)
-      .executeTakeFirstOrThrow();
+  const counters = () => listingCounters(env, listing.id);
   const refused = await env.database.db
     .selectFrom('purchase_intents')
     .select((eb) => eb.fn.countAll<string>().as('count'))
@@ -147,14 +149,7 @@ export async function salesBench(): Promise<void> {
     LIMITS.perIp = { ...LIMITS.perIp, max: Number.MAX_SAFE_INTEGER };
     const base = await env.app.listen({ port: 0, host: '127.0.0.1' });
     const intent = {
-      url: `${base}/v1/public/purchase-intents`,
-      method: 'POST',
-      body: JSON.stringify({
-        listing_id: listing.id,
-        quantity: 1,
-        provider: 'CARD_PROVIDER',
-        buyer: { email: 'buyer-{{n}}@bench.example' },
-      }),
+      ...intentLoad(base, listing.id, 'buyer'),
       expectStatus: 201,
       seconds: SECONDS,
     };
@@ -172,7 +167,7 @@ export async function salesBench(): Promise<void> {
       .where('id', '=', listing.id)
       .executeTakeFirstOrThrow();
     const drops: (Measured & { checked: string })[] = [];
-    for (let round = 0; round < (process.env.NO_DROPS ? 0 : DROP.rounds); round++)
+    for (let round = 0; round < DROP.rounds; round++)
       drops.push(await drop(env, organizationId, admin.token));
     const median = [...drops].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(DROP.rounds / 2)]!;
     process.stdout.write(

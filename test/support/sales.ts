@@ -56,6 +56,15 @@ export async function queuedJob(
   return result.rows[0];
 }
 
+/** A listing's units held by PENDING intents and sold. */
+export function listingCounters(env: TestEnv, listingId: string) {
+  return env.database.db
+    .selectFrom('listings')
+    .select(['quantity_held', 'quantity_sold'])
+    .where('id', '=', listingId)
+    .executeTakeFirstOrThrow();
+}
+
 export function activeHolder(env: TestEnv, itemId: string) {
   return env.database.db
     .selectFrom('item_reservations')

@@ -78,17 +78,12 @@ export async function attachSessionAlone(
   update: Pick<IntentUpdate, 'card_provider_payment_intent_id' | 'crypto_provider_charge_id' | 'data'>,
   unless: (organizationId: RawBuilder<string>) => RawBuilder<boolean>,
 ): Promise<boolean> {
-  const { data, ...references } = update;
   // Prepared: one statement text per provider (its reference column).
   const result = await executePrepared(
     db,
     db
       .updateTable('purchase_intents')
-      .set({
-        ...references,
-        ...(data !== undefined && { data: data === null ? null : JSON.stringify(data) }),
-        updated_at: new Date(),
-      })
+      .set(columnsOf(update))
       .where('id', '=', id)
       .where('status', '=', 'PENDING')
       .where(sql<boolean>`NOT ${unless(sql.ref('purchase_intents.organization_id'))}`),
@@ -119,17 +114,18 @@ export type IntentUpdate = Partial<
   >
 > & { data?: Record<string, unknown> | null };
 
-export async function updateIntent(db: Executor, id: string, update: IntentUpdate): Promise<void> {
+/** The columns an update writes: `data` as JSON text, and updated_at. */
+function columnsOf(update: IntentUpdate) {
   const { data, ...rest } = update;
-  await db
-    .updateTable('purchase_intents')
-    .set({
-      ...rest,
-      ...(data !== undefined && { data: data === null ? null : JSON.stringify(data) }),
-      updated_at: new Date(),
-    })
-    .where('id', '=', id)
-    .execute();
+  return {
+    ...rest,
+    ...(data !== undefined && { data: data === null ? null : JSON.stringify(data) }),
+    updated_at: new Date(),
+  };
+}
+
+export async function updateIntent(db: Executor, id: string, update: IntentUpdate): Promise<void> {
+  await db.updateTable('purchase_intents').set(columnsOf(update)).where('id', '=', id).execute();
 }
 
 /** An intent whose provider session never opened (nothing else refers to it yet). */

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { insertCollection } from '../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../test/harness.ts';
 import { installTestPaymentProvider } from '../../../../test/support/payment-sessions.ts';
-import { createPaidListing } from '../../../../test/support/sales.ts';
+import { createPaidListing, listingCounters } from '../../../../test/support/sales.ts';
 import { insertItems } from '../../../../test/support/token-requests.ts';
 import { confirmPurchaseIntent, LIMITS } from '../purchase-intents.service.ts';
 import { expireDueIntents } from '../purchase-payments.service.ts';
@@ -88,12 +88,7 @@ describe('purchase intents under concurrency (the service over HTTP on a real po
       ['422 INSUFFICIENT_SUPPLY'],
       'every other creation is refused for supply',
     );
-    const counters = () =>
-      env.database.db
-        .selectFrom('listings')
-        .select(['quantity_held', 'quantity_sold'])
-        .where('id', '=', listing.id)
-        .executeTakeFirstOrThrow();
+    const counters = () => listingCounters(env, listing.id);
     assert.deepEqual(await counters(), { quantity_held: UNITS, quantity_sold: 0 });
 
     // Expiry: every hold ends and every unit can be bought again.
