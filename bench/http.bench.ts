@@ -1,19 +1,23 @@
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { promisify } from 'node:util';
 import { sql } from 'kysely';
-import { freePort } from '../src/lib/net.ts';
 import { insertCollection } from '../test/factories.ts';
-import { setupTest, TEST_SECRET_KEY } from '../test/harness.ts';
+import { setupTest } from '../test/harness.ts';
 import { insertItem } from '../test/support/token-requests.ts';
-import type { LoadResult } from './load.ts';
+import {
+  buildIfStale,
+  type LoadSpec,
+  loadFrom,
+  type Measured,
+  measure,
+  median,
+  ROOT,
+  rssMb,
+  type Service,
+  startService,
+} from './service.ts';
 
-const run = promisify(execFile);
-const ROOT = new URL('..', import.meta.url).pathname;
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_HTTP_CONNECTIONS ?? 50);
 /** Pairs (baseline, route) per figure: the machine's noise shows in their spread. */
@@ -24,147 +28,22 @@ const STARTS = Number(process.env.BENCH_HTTP_STARTS ?? 3);
 const LIST_ITEMS = Number(process.env.BENCH_HTTP_LIST_ITEMS ?? 100_000);
 /** Only the figures whose name contains this text (e.g. `items/{item_id}`). */
 const ONLY = process.env.BENCH_HTTP_ONLY;
-/** The node flags `npm start` gives the service (package.json), then any extra for an experiment. */
-const NODE_FLAGS = [
-  ...(
-    /node ((?:--\S+ )*)dist\/main\.js/.exec(
-      JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts.start,
-    )?.[1] ?? ''
-  ).split(' '),
-  ...(process.env.BENCH_NODE_FLAGS?.split(' ') ?? []),
-].filter(Boolean);
-/** A folder: the service runs under `node --cpu-prof` and writes its profile there on exit. */
-const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
+
+/** A figure's load: GET `url` from CONNECTIONS clients for SECONDS. */
+const load = (url: string, headers: Record<string, string> = {}): LoadSpec => ({
+  url,
+  headers,
+  connections: CONNECTIONS,
+  seconds: SECONDS,
+});
 
 const GOALS = { startMs: 3000, rssAfterStartMb: 200, rssUnderLoadMb: 250 };
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-};
-
-/** CPU time (µs, user + system) a process has used so far, from /proc/<pid>/stat. */
-function cpuMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
-}
-
-/** Resident memory (MB) of a process, VmRSS of /proc/<pid>/status. */
-function rssMb(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kb ?? 0) / 1024;
-}
-
-/** Load from its own process (bench/load-process.ts), so client and service do not share a CPU loop. */
-async function loadFrom(
-  url: string,
-  headers: Record<string, string>,
-  seconds = SECONDS,
-): Promise<LoadResult> {
-  const spec = { url, headers, seconds, connections: CONNECTIONS };
-  const { stdout } = await run(
-    process.execPath,
-    ['--import', 'tsx', 'bench/load-process.ts', JSON.stringify(spec)],
-    { maxBuffer: 1 << 20 },
-  );
-  return JSON.parse(stdout.trim().split('\n').at(-1)!);
-}
-
-/** A load run and the CPU time (µs) the server process used per request during it. */
-type Measured = LoadResult & { cpuPerRequest: number };
-
-async function measure(url: string, headers: Record<string, string>, pid: number): Promise<Measured> {
-  const before = cpuMicros(pid);
-  const result = await loadFrom(url, headers);
-  return { ...result, cpuPerRequest: (cpuMicros(pid) - before) / Math.max(1, result.requests) };
-}
 
 function line(name: string, result: Measured, baseline?: Measured): string {
   const ratio = baseline
     ? `  ${(result.perSecond / baseline.perSecond).toFixed(3)}× baseline req/s, ${(baseline.cpuPerRequest / result.cpuPerRequest).toFixed(3)}× baseline by CPU`
     : '  (baseline)';
   return `${name.padEnd(56)} ${result.perSecond.toFixed(0).padStart(6)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  errors ${result.errors}  ${result.cpuPerRequest.toFixed(0)} µs CPU/req${ratio}`;
-}
-
-/** GET `url` until it answers 200; the milliseconds it took. */
-async function waitFor200(url: string, child: ChildProcess, output: () => string): Promise<void> {
-  for (const deadline = Date.now() + 120_000; ; ) {
-    if (child.exitCode !== null) throw new Error(`the service exited (${child.exitCode}):\n${output()}`);
-    if (Date.now() > deadline) throw new Error(`${url} not 200 within 120 s:\n${output()}`);
-    const status = await fetch(url).then(
-      (response) => response.status,
-      () => 0,
-    );
-    if (status === 200) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-interface Service {
-  child: ChildProcess;
-  pid: number;
-  url: string;
-  readyMs: number;
-  stop(): Promise<void>;
-}
-
-/**
- * The service as production runs it: the build (dist/main.js) under plain node, NODE_ENV
- * production, role api, on the bench's database (migrated, with its data in); timed from spawn to
- * the first 200 of /readyz.
- */
-async function startService(databaseUrl: string, profile: boolean): Promise<Service> {
-  const port = await freePort();
-  const logPath = path.join(tmpdir(), `bench-service-${port}.log`);
-  const log = openSync(logPath, 'w');
-  const started = performance.now();
-  const child = spawn(
-    process.execPath,
-    [
-      ...NODE_FLAGS,
-      ...(profile && CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []),
-      'dist/main.js',
-    ],
-    {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH,
-        NODE_ENV: 'production',
-        DATABASE_URL: databaseUrl,
-        SECRET_KEY: TEST_SECRET_KEY,
-        PUBLIC_BASE_URL: 'http://tokens.test',
-        ROLE: 'api',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}),
-      },
-      // Its logs at production's level (a line per request) go to a file, as a deployment's
-      // would go to its collector, not through this process.
-      stdio: ['ignore', log, log],
-    },
-  );
-  const output = () => readFileSync(logPath, 'utf8').slice(-8000);
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor200(`${url}/readyz`, child, output);
-  const readyMs = performance.now() - started;
-  return {
-    child,
-    pid: child.pid!,
-    url,
-    readyMs,
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = once(child, 'exit');
-        child.kill('SIGTERM');
-        await exited;
-      }
-      closeSync(log);
-      rmSync(logPath, { force: true });
-    },
-  };
 }
 
 /** Spawns the baseline server; its url and the milliseconds from spawn to its url printed. */
@@ -192,10 +71,7 @@ async function startBaseline(
  * and at most under the load, each beside the baseline server's and the goal.
  */
 export async function httpBench(): Promise<void> {
-  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--if-stale'], {
-    cwd: ROOT,
-    stdio: 'inherit',
-  });
+  buildIfStale();
   const env = await setupTest();
   const db = env.database.db;
   let baseline: Awaited<ReturnType<typeof startBaseline>> | undefined;
@@ -225,7 +101,7 @@ export async function httpBench(): Promise<void> {
     const readyTimes: number[] = [];
     for (let start = 0; start < STARTS; start++) {
       if (service) await service.stop();
-      service = await startService(env.databaseUrl, start === STARTS - 1);
+      service = await startService(env.databaseUrl, { profile: start === STARTS - 1 });
       readyTimes.push(service.readyMs);
     }
     const svc = service!;
@@ -240,14 +116,16 @@ export async function httpBench(): Promise<void> {
       'baseline: bare Fastify + pg, keyset page of 100',
       `${baseline.url}/items?${listQuery}`,
     ];
-    // name, url, headers, [baseline's name, baseline's url], goal (ratio to the baseline)
-    const figures: [string, string, Record<string, string>, string[], number][] = [
+    // name, url, headers, [baseline's name, baseline's url], goal (ratio to the baseline),
+    // goal of the p99 (ms) when it has one
+    const figures: [string, string, Record<string, string>, string[], number, number?][] = [
       [
         'GET /v1/items/{item_id} (API key)',
         `${svc.url}/v1/items/${item.id}`,
         { 'x-api-key': key },
         baselineItem,
         0.8,
+        10,
       ],
       ['GET /v1/me (API key)', `${svc.url}/v1/me`, { 'x-api-key': key }, baselineItem, 0.6],
       [
@@ -281,24 +159,32 @@ export async function httpBench(): Promise<void> {
     try {
       // Warm-up: JIT and connection pools of both servers.
       for (const [, target, headers, [, baselineTarget]] of measured) {
-        await loadFrom(baselineTarget!, {}, 1);
-        await loadFrom(target, headers, 1);
+        await loadFrom({ url: baselineTarget!, connections: CONNECTIONS, seconds: 1 });
+        await loadFrom({ url: target, headers, connections: CONNECTIONS, seconds: 1 });
       }
-      for (const [name, target, headers, [baselineName, baselineTarget], goal] of measured) {
+      for (const [name, target, headers, [baselineName, baselineTarget], goal, p99Goal] of measured) {
         const byRate: number[] = [];
         const byCpu: number[] = [];
+        const p99s: number[] = [];
+        const baselineP99s: number[] = [];
         figureMaxRss = 0;
         for (let round = 0; round < ROUNDS; round++) {
-          const base = await measure(baselineTarget!, {}, baseline.child.pid!);
-          const result = await measure(target, headers, svc.pid);
+          const base = await measure(load(baselineTarget!), baseline.child.pid!);
+          const result = await measure(load(target, headers), svc.pid);
           out.push(line(baselineName!, base));
           out.push(line(name, result, base));
           byRate.push(result.perSecond / base.perSecond);
           byCpu.push(base.cpuPerRequest / result.cpuPerRequest);
+          p99s.push(result.p99Ms);
+          baselineP99s.push(base.p99Ms);
         }
         out.push(
-          `${`${name}: median of ${ROUNDS}`.padEnd(56)} ${median(byRate).toFixed(3)}× baseline req/s, ${median(byCpu).toFixed(3)}× baseline by CPU  goal ≥ ${goal}×  (service at most ${figureMaxRss.toFixed(0)} MB resident)`,
+          `${`${name}: median of ${ROUNDS}`.padEnd(56)} ${median(byRate).toFixed(3)}× baseline req/s, ${median(byCpu).toFixed(3)}× baseline by CPU  goal ≥ ${goal}×  ${median(byRate) >= goal ? 'met' : 'NOT met'}  (service at most ${figureMaxRss.toFixed(0)} MB resident)`,
         );
+        if (p99Goal !== undefined)
+          out.push(
+            `${`${name}: p99, median of ${ROUNDS}`.padEnd(56)} ${median(p99s).toFixed(1)} ms at ${CONNECTIONS} connections (the baseline's ${median(baselineP99s).toFixed(1)} ms)  goal < ${p99Goal} ms  ${median(p99s) < p99Goal ? 'met' : 'NOT met'}`,
+          );
       }
     } finally {
       clearInterval(sampler);

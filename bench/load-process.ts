@@ -1,26 +1,18 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { LoadSpec } from './service.ts';
 
 /**
  * A load generator run in its own process (`tsx bench/load-process.ts '<json>'`), so the
  * service under test does not share its event loop with the client. Closed loop: `connections`
- * clients each send the next request when the last answers. A POST body may carry `{{n}}`,
- * replaced by a number unique to each request. Runs for `seconds`, or until `requests` have been
- * sent when that is given. Prints one JSON LoadResult line.
+ * clients each send the next request when the last answers. A POST body and header values may
+ * carry `{{n}}`, replaced by a text unique to each request, and `{{ip}}`, by an IPv4 address
+ * unique to each request (a client address behind a proxy, in X-Forwarded-For). Runs for
+ * `seconds`, or until `requests` have been sent when that is given. Prints one JSON line: the
+ * LoadResult, the count of each status answered and the CPU time (µs) this process used. Answers other than `expectStatus` (200
+ * unless given) count as errors.
  */
-interface Spec {
-  url: string;
-  method?: 'GET' | 'POST';
-  body?: string;
-  connections?: number;
-  seconds?: number;
-  requests?: number;
-  /** The answers expected (200 unless given); any other counts as an error. */
-  expectStatus?: number | number[];
-  headers?: Record<string, string>;
-}
-
-const spec = JSON.parse(process.argv[2] ?? '{}') as Spec;
+const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
 const connections = spec.connections ?? 32;
 const agent = new Agent({ keepAlive: true, maxSockets: connections });
 const latencies: number[] = [];
@@ -30,10 +22,24 @@ const expected = [spec.expectStatus ?? 200].flat();
 let counter = 0;
 let sent = 0;
 const started = performance.now();
+const cpuAtStart = process.cpuUsage();
 const deadline = started + (spec.seconds ?? 3) * 1000;
 
+/** `template` with this request's `{{n}}` and `{{ip}}`. */
+function filled(template: string, n: number): string {
+  // 2^24 addresses of 10.0.0.0/8, apart for each process.
+  const k = (process.pid * 7919 + n) % 0x1000000;
+  return template
+    .replaceAll('{{n}}', `${process.pid}-${n}`)
+    .replaceAll('{{ip}}', `10.${k >> 16}.${(k >> 8) & 0xff}.${k & 0xff}`);
+}
+
 function send(): Promise<number> {
-  const body = spec.body?.replaceAll('{{n}}', `${process.pid}-${counter++}`);
+  const n = counter++;
+  const body = spec.body === undefined ? undefined : filled(spec.body, n);
+  const headers = Object.fromEntries(
+    Object.entries(spec.headers ?? {}).map(([name, value]) => [name, filled(value, n)]),
+  );
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       spec.url,
@@ -41,7 +47,7 @@ function send(): Promise<number> {
         agent,
         method: spec.method ?? 'GET',
         headers: {
-          ...spec.headers,
+          ...headers,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
       },
@@ -68,9 +74,10 @@ await Promise.all(
   }),
 );
 const seconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuAtStart);
 agent.destroy();
 latencies.sort((a, b) => a - b);
 const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
 process.stdout.write(
-  `${JSON.stringify({ requests: latencies.length, seconds, perSecond: latencies.length / seconds, p50Ms: at(0.5), p99Ms: at(0.99), errors, statuses })}\n`,
+  `${JSON.stringify({ requests: latencies.length, seconds, perSecond: latencies.length / seconds, p50Ms: at(0.5), p99Ms: at(0.99), errors, statuses, cpuMicros: cpu.user + cpu.system })}\n`,
 );
