@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type Compilable, type OperationNodeSource, type RawBuilder, sql } from 'kysely';
 import { ASYNC_COMMIT, type Executor } from '../db/database.ts';
 import { executePrepared } from '../db/prepared.ts';
 import { ApiError } from './errors.ts';
@@ -18,18 +18,20 @@ export async function hitRateLimit(db: Executor, limit: RateLimit, subject: stri
   await hitRateLimits(db, [{ limit, subject }]);
 }
 
+/** One request counted against `limit` for `subject` (a client address, an account). */
+export type RateLimitHit = { limit: RateLimit; subject: string };
+type Bucket = { key: string; hits: number; retry_after: number };
+
 /**
- * Several hits at once (a client address and a buyer), counted by one statement. Outside a
- * transaction its commit does not wait for the WAL to reach the disk: a counter need not outlive
- * a crash of the database, and a client address's bucket is one row every request of that
- * address updates, so its lock is then held for the update alone, not for a disk flush. Rows are
- * written in key order (no deadlock between two requests hitting the same buckets); the first
- * limit exceeded, in the order given, is the one answered.
+ * The statement that counts `hits` (a new window when the last one ended), answering each
+ * bucket's key, hits and seconds left; the check of its answer, which throws the first limit
+ * exceeded in the order given. Rows are written in key order (no deadlock between two requests
+ * hitting the same buckets). One statement text per number of limits (it is prepared).
  */
-export async function hitRateLimits(
-  db: Executor,
-  hits: readonly { limit: RateLimit; subject: string }[],
-): Promise<void> {
+function counting(hits: readonly RateLimitHit[]): {
+  upsert: (asyncCommit: RawBuilder<unknown>) => RawBuilder<Bucket>;
+  check: (buckets: readonly Bucket[]) => void;
+} {
   const keyed = hits.map((hit) => ({ ...hit, key: `${hit.limit.name}:${hit.subject}` }));
   const windows = new Map(keyed.map((hit) => [hit.key, hit.limit.windowSeconds]));
   const keys = [...windows.keys()].sort();
@@ -37,25 +39,65 @@ export async function hitRateLimits(
     keys.map((key) => sql`WHEN ${key} THEN ${windows.get(key)}::int`),
     sql` `,
   )} END) * interval '1 second'`;
+  return {
+    upsert: (asyncCommit) => sql<Bucket>`
+      INSERT INTO rate_limit_buckets AS b (key, window_start, hits)
+      SELECT hit.key, now(), 1
+      FROM unnest(${keys}::text[]) WITH ORDINALITY AS hit(key, n) ${asyncCommit}
+      ORDER BY hit.n
+      ON CONFLICT (key) DO UPDATE SET
+        window_start = CASE WHEN b.window_start <= now() - ${window} THEN now() ELSE b.window_start END,
+        hits = CASE WHEN b.window_start <= now() - ${window} THEN 1 ELSE b.hits + 1 END
+      RETURNING b.key, b.hits, ceil(extract(epoch FROM (b.window_start + ${window} - now())))::int AS retry_after`,
+    check: (buckets) => {
+      const byKey = new Map(buckets.map((bucket) => [bucket.key, bucket]));
+      for (const hit of keyed) {
+        const bucket = byKey.get(hit.key)!;
+        if (bucket.hits > hit.limit.max) throw rateLimited(bucket.retry_after);
+      }
+    },
+  };
+}
+
+/**
+ * Several hits at once (a client address and a buyer), counted by one statement. Outside a
+ * transaction its commit does not wait for the WAL to reach the disk: a counter need not outlive
+ * a crash of the database, and a client address's bucket is one row every request of that
+ * address updates, so its lock is then held for the update alone, not for a disk flush. The first
+ * limit exceeded, in the order given, is the one answered.
+ */
+export async function hitRateLimits(db: Executor, hits: readonly RateLimitHit[]): Promise<void> {
+  const { upsert, check } = counting(hits);
   const asyncCommit = db.isTransaction ? sql`` : sql`CROSS JOIN (SELECT ${ASYNC_COMMIT}) AS async_commit`;
-  // Prepared: one statement text per number of limits hit.
+  const { rows } = await executePrepared(db, upsert(asyncCommit));
+  check(rows);
+}
+
+/**
+ * hitRateLimits and then a read in the same statement (one round trip instead of two, on the
+ * pool; its commit does not wait for the disk, as hitRateLimits' does not): throws as hitRateLimits
+ * does, else answers the first row of `read` (the database's state before the hits), undefined
+ * when it has none. `read` must be of a fixed shape (its SQL is prepared) and have no column named
+ * `_rate_limit_buckets`.
+ */
+export async function hitRateLimitsThenRead<R extends object>(
+  db: Executor,
+  hits: readonly RateLimitHit[],
+  read: Compilable<R> & OperationNodeSource,
+): Promise<R | undefined> {
+  if (db.isTransaction) throw new Error('hitRateLimitsThenRead runs on the pool, not in a transaction');
+  const { upsert, check } = counting(hits);
   const { rows } = await executePrepared(
     db,
-    sql<{ key: string; hits: number; retry_after: number }>`
-    INSERT INTO rate_limit_buckets AS b (key, window_start, hits)
-    SELECT hit.key, now(), 1
-    FROM unnest(${keys}::text[]) WITH ORDINALITY AS hit(key, n) ${asyncCommit}
-    ORDER BY hit.n
-    ON CONFLICT (key) DO UPDATE SET
-      window_start = CASE WHEN b.window_start <= now() - ${window} THEN now() ELSE b.window_start END,
-      hits = CASE WHEN b.window_start <= now() - ${window} THEN 1 ELSE b.hits + 1 END
-    RETURNING b.key, b.hits, ceil(extract(epoch FROM (b.window_start + ${window} - now())))::int AS retry_after`,
+    sql<{ _rate_limit_buckets: Bucket[]; _found: boolean | null } & R>`
+    WITH counted AS (${upsert(sql``)})
+    SELECT (SELECT json_agg(counted) FROM counted) AS _rate_limit_buckets, found.*
+    FROM (SELECT ${ASYNC_COMMIT}) AS async_commit
+    LEFT JOIN LATERAL (SELECT true AS _found, r.* FROM (${read}) AS r LIMIT 1) AS found ON true`,
   );
-  const buckets = new Map(rows.map((row) => [row.key, row]));
-  for (const hit of keyed) {
-    const bucket = buckets.get(hit.key)!;
-    if (bucket.hits > hit.limit.max) throw rateLimited(bucket.retry_after);
-  }
+  const { _rate_limit_buckets, _found, ...row } = rows[0]!;
+  check(_rate_limit_buckets);
+  return _found ? (row as unknown as R) : undefined;
 }
 
 /** Checks a limit without counting (for limits that only count failures). */

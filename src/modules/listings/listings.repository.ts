@@ -38,7 +38,12 @@ export async function insertListing(db: Executor, listing: NewListing): Promise<
     .execute();
 }
 
-const listingById = hotQuery((db, id: string) => db.selectFrom('listings').selectAll().where('id', '=', id));
+/** A listing by id (one row, or none). */
+export function listingQuery(db: Executor, id: string) {
+  return db.selectFrom('listings').selectAll().where('id', '=', id);
+}
+
+const listingById = hotQuery(listingQuery);
 
 export async function findListing(db: Executor, id: string): Promise<ListingRow | undefined> {
   return (await listingById(db, id))[0];

@@ -7,6 +7,7 @@ import type { CollectionRow, ListingRow, PaymentProvider, TransactionRow } from 
 import { ApiError } from '../../http/errors.ts';
 import { checkedAddress } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
+import { hitRateLimitsThenRead, type RateLimitHit } from '../../http/rate-limit.ts';
 import { iso } from '../../http/schemas.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { findCollection } from '../collections/collections.service.ts';
@@ -471,6 +472,20 @@ async function collectionOfDeployment(db: Executor, transaction: TransactionRow)
 /** The listing a purchase names (404 when there is none), unlocked. */
 export async function findListingForSale(db: Executor, id: string): Promise<ListingRow> {
   const row = await repo.findListing(db, id);
+  if (!row) throw new ApiError('NOT_FOUND', 'listing not found');
+  return row;
+}
+
+/**
+ * findListingForSale in the statement that counts `hits` (hitRateLimitsThenRead): 429
+ * RATE_LIMITED first, then 404.
+ */
+export async function findListingForSaleCounting(
+  db: Executor,
+  id: string,
+  hits: readonly RateLimitHit[],
+): Promise<ListingRow> {
+  const row = await hitRateLimitsThenRead(db, hits, repo.listingQuery(db, id));
   if (!row) throw new ApiError('NOT_FOUND', 'listing not found');
   return row;
 }

@@ -15,7 +15,7 @@ import type {
 import { ApiError } from '../../http/errors.ts';
 import { checkedAddress } from '../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../http/pagination.ts';
-import { hitRateLimits, type RateLimit } from '../../http/rate-limit.ts';
+import type { RateLimit } from '../../http/rate-limit.ts';
 import { iso } from '../../http/schemas.ts';
 import { enqueue } from '../../jobs/enqueue.ts';
 import { randomToken, uuidv7 } from '../../lib/ids.ts';
@@ -33,6 +33,7 @@ import {
   addHold,
   endCoveredUnits,
   findListingForSale,
+  findListingForSaleCounting,
   lockListingForSale,
   notSellingReason,
   onAllowList,
@@ -177,16 +178,17 @@ function buyerOf(body: CreatePurchaseIntentBody): Buyer {
 }
 
 /**
- * Rate limits, counted on the pool before the transaction (a refused request counts too): per
- * client address and per buyer (email lower-case, address).
+ * The rate limits of an intent's creation counted (a refused request counts too: per client
+ * address and per buyer, email lower-case and address) and its listing read, in one statement on
+ * the pool: 429 RATE_LIMITED, then 404. createPurchaseIntent takes the listing read.
  */
-export async function limitPurchaseIntents(
+export function limitAndFindListing(
   db: Executor,
   body: CreatePurchaseIntentBody,
   ip: string,
-): Promise<void> {
+): Promise<ListingRow> {
   const buyer = buyerOf(body);
-  await hitRateLimits(db, [
+  return findListingForSaleCounting(db, body.listing_id, [
     { limit: LIMITS.perIp, subject: ip },
     ...(buyer.email !== null
       ? [{ limit: LIMITS.perBuyer, subject: `email:${buyer.email.toLowerCase()}` }]
@@ -237,8 +239,8 @@ export async function createPurchaseIntent(
   db: Executor,
   deps: Deps,
   body: CreatePurchaseIntentBody,
+  listing: ListingRow,
 ): Promise<NewPurchaseIntent> {
-  const listing = await findListingForSale(db, body.listing_id);
   if (holdsInOneStatement(listing, body.provider)) return createInOneStatement(db, deps, body, listing);
   return transactionFlushedAfterUnlock(db, (tx) => createUnderLock(tx, deps, body));
 }

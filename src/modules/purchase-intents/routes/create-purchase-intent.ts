@@ -2,7 +2,7 @@ import { PUBLIC } from '../../../access/access.ts';
 import { errorResponses } from '../../../http/errors.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { CreatedPurchaseIntent, CreatePurchaseIntentBody } from '../purchase-intents.schemas.ts';
-import { createPurchaseIntent, limitPurchaseIntents } from '../purchase-intents.service.ts';
+import { createPurchaseIntent, limitAndFindListing } from '../purchase-intents.service.ts';
 import { openPaymentSession } from '../purchase-payments.service.ts';
 
 export const createPurchaseIntentRoute: RouteModule = (app, ctx) =>
@@ -35,8 +35,8 @@ export const createPurchaseIntentRoute: RouteModule = (app, ctx) =>
       },
     },
     async (request, reply) => {
-      await limitPurchaseIntents(ctx.db, request.body, request.ip);
-      const created = await createPurchaseIntent(ctx.db, ctx, request.body);
+      const listing = await limitAndFindListing(ctx.db, request.body, request.ip);
+      const created = await createPurchaseIntent(ctx.db, ctx, request.body, listing);
       // A card or crypto payment's session is opened at the provider once the hold is committed.
       return reply.code(201).send(await openPaymentSession(ctx.db, ctx, created));
     },

@@ -11,11 +11,14 @@ import {
   activeHolder,
   createListing,
   createPaidListing,
+  listingCounters,
   queuedJob,
   randomAddress,
 } from '../../../../test/support/sales.ts';
 import { insertItems } from '../../../../test/support/token-requests.ts';
 import type { CollectionRow } from '../../../db/schema.ts';
+import type { RateLimit } from '../../../http/rate-limit.ts';
+import { uuidv7 } from '../../../lib/ids.ts';
 import { settlementHandlers } from '../../../settlement.ts';
 import { expireDueClaims } from '../../email-claims/email-claims.service.ts';
 import { confirmPurchaseIntent, deliverPurchaseIntent, LIMITS } from '../purchase-intents.service.ts';
@@ -307,6 +310,49 @@ describe('purchase intents', () => {
         await buy({ listing_id: listing.id, buyer: { email: email.toUpperCase() } }),
         429,
         'RATE_LIMITED',
+      );
+    });
+
+    it('counts every request, one for an unknown listing too (404), and refuses a limited one (429) before looking for its listing, holding nothing', async () => {
+      const bucket = async (limit: RateLimit, subject: string) =>
+        (
+          await db()
+            .selectFrom('rate_limit_buckets')
+            .select('hits')
+            .where('key', '=', `${limit.name}:${subject}`)
+            .executeTakeFirst()
+        )?.hits;
+      const ip = freshIp();
+      const email = newEmail();
+      const unknown = { listing_id: uuidv7(), buyer: { email } };
+      assertError(await buy(unknown, {}, ip), 404, 'NOT_FOUND');
+      assert.equal(await bucket(LIMITS.perIp, ip), 1);
+      assert.equal(await bucket(LIMITS.perBuyer, `email:${email}`), 1);
+
+      await seedRateLimit(env, LIMITS.perBuyer, `email:${email}`, LIMITS.perBuyer.max);
+      const limited = await buy(unknown, {}, ip);
+      assertError(limited, 429, 'RATE_LIMITED');
+      assert.ok(Number(limited.headers['retry-after']) > 0, 'Retry-After is set');
+      assert.equal(await bucket(LIMITS.perIp, ip), 2, 'the limited request counted too');
+
+      const c = await collection();
+      await items(c, 1);
+      const listing = await createPaidListing(env, admin.token, { collection_id: c.id });
+      assertError(
+        await buy({ listing_id: listing.id, provider: 'CARD_PROVIDER', buyer: { email } }, {}, ip),
+        429,
+        'RATE_LIMITED',
+      );
+      assert.deepEqual(await listingCounters(env, listing.id), { quantity_held: 0, quantity_sold: 0 });
+      assert.equal(
+        (
+          await db()
+            .selectFrom('purchase_intents')
+            .select('id')
+            .where('listing_id', '=', listing.id)
+            .execute()
+        ).length,
+        0,
       );
     });
 
