@@ -1,11 +1,9 @@
 import type { Deps } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import type { PurchaseIntentRow } from '../../db/schema.ts';
-import { ApiError } from '../../http/errors.ts';
-import { findOrganization } from '../organizations/organizations.service.ts';
 import type { PaymentCheck, PaymentSessions } from '../purchase-intents/payment-sessions.ts';
 import * as repo from './card-provider.repository.ts';
-import { credentialsOf, readyCardAccount, upstreamFailed } from './card-provider.service.ts';
+import { cardSaleSetupOf, credentialsOf, readyCardAccount, upstreamFailed } from './card-provider.service.ts';
 
 /** The fee the platform takes from a card sale: `platform_sale_fee` basis points of the amount, rounded down. */
 export function applicationFee(amount: bigint, platformSaleFeeBps: number): bigint {
@@ -48,16 +46,12 @@ export const cardPaymentSessions: PaymentSessions = {
   },
 
   async defaultSessionSeconds(db, _deps, organizationId) {
-    const connected = await repo.findConnectedAccount(db, organizationId);
-    if (!connected) return undefined;
-    const platform = await repo.findPlatformAccount(db, connected.platform_card_provider_account_id);
-    return platform ? platform.session_timeout_minutes * 60 : undefined;
+    const setup = await cardSaleSetupOf(db, organizationId);
+    return setup && setup.platform.session_timeout_minutes * 60;
   },
 
   async open(db, deps: Deps, intent, listing) {
-    const { platform, account } = await readyCardAccount(db, intent.organization_id);
-    const organization = await findOrganization(db, intent.organization_id);
-    if (!organization) throw new ApiError('NOT_FOUND', 'organization not found');
+    const { platform, account, platformSaleFee } = await readyCardAccount(db, intent.organization_id);
     const price = intent.provider_price as { amount: string };
     const amount = BigInt(price.amount);
     let paymentIntent: Awaited<ReturnType<typeof deps.cardPayments.createPaymentIntent>>;
@@ -66,7 +60,7 @@ export const cardPaymentSessions: PaymentSessions = {
         accountId: account.account_id,
         amount,
         currency: listing.currency.toLowerCase(),
-        applicationFeeAmount: applicationFee(amount, organization.platform_sale_fee),
+        applicationFeeAmount: applicationFee(amount, platformSaleFee),
         metadata: { purchase_intent_id: intent.id },
         idempotencyKey: intent.id,
       });

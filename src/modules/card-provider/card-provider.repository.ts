@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
+import { hotQuery } from '../../db/prepared.ts';
 import type {
   CardProviderConnectedAccountRow,
   CardProviderConnectType,
@@ -189,6 +190,89 @@ export function findConnectedAccount(
     .where('organization_id', '=', organizationId)
     .where('disconnected_at', 'is', null)
     .executeTakeFirst();
+}
+
+const cardSaleSetup = hotQuery((db, organizationId: string) =>
+  db
+    .selectFrom('card_provider_connected_accounts as a')
+    .innerJoin('card_provider_platform_accounts as p', 'p.id', 'a.platform_card_provider_account_id')
+    .innerJoin('organizations as o', 'o.id', 'a.organization_id')
+    .leftJoin('organization_card_provider_accounts as e', (join) =>
+      join
+        .onRef('e.organization_id', '=', 'a.organization_id')
+        .onRef('e.platform_card_provider_account_id', '=', 'a.platform_card_provider_account_id'),
+    )
+    .selectAll('p')
+    .select([
+      'a.organization_id',
+      'a.platform_card_provider_account_id',
+      'a.account_id',
+      'a.connect_type',
+      'a.charges_enabled',
+      'a.details_submitted',
+      'a.disconnected_at',
+      'a.created_at as account_created_at',
+      'a.updated_at as account_updated_at',
+      'e.enabled',
+      'o.platform_sale_fee',
+    ])
+    .where('a.organization_id', '=', organizationId)
+    .where('a.disconnected_at', 'is', null),
+);
+
+/** What a card sale of an organization runs on (findCardSaleSetup). */
+export interface CardSaleSetup {
+  /** The organization's current connected account. */
+  account: CardProviderConnectedAccountRow;
+  /** The platform account the connected account is on. */
+  platform: CardProviderPlatformAccountRow;
+  /** Whether the platform still lets the organization use that platform account. */
+  enabled: boolean;
+  /** The organization's platform_sale_fee (basis points). */
+  platformSaleFee: number;
+}
+
+/**
+ * The organization's current connected account with its platform account, whether that is
+ * enabled for the organization and the organization's sale fee, in one read (prepared: every
+ * card sale makes it); undefined without a current connected account.
+ */
+export async function findCardSaleSetup(
+  db: Executor,
+  organizationId: string,
+): Promise<CardSaleSetup | undefined> {
+  const [row] = await cardSaleSetup(db, organizationId);
+  if (!row) return undefined;
+  const {
+    organization_id,
+    platform_card_provider_account_id,
+    account_id,
+    connect_type,
+    charges_enabled,
+    details_submitted,
+    disconnected_at,
+    account_created_at,
+    account_updated_at,
+    enabled,
+    platform_sale_fee,
+    ...platform
+  } = row;
+  return {
+    account: {
+      organization_id,
+      platform_card_provider_account_id,
+      account_id,
+      connect_type,
+      charges_enabled,
+      details_submitted,
+      disconnected_at,
+      created_at: account_created_at,
+      updated_at: account_updated_at,
+    },
+    platform,
+    enabled: enabled === true,
+    platformSaleFee: platform_sale_fee,
+  };
 }
 
 /** One of the organization's connected accounts, current or disconnected. */

@@ -324,30 +324,35 @@ export async function runCardProviderCommand(
 
 /**
  * What a card sale of the organization runs on: its connected account, set up, on a platform
- * account still enabled for it. Else 422 CARD_PROVIDER_NOT_READY.
+ * account still enabled for it (with the organization's sale fee). Else 422
+ * CARD_PROVIDER_NOT_READY.
  */
-export async function readyCardAccount(
-  db: Executor,
-  organizationId: string,
-): Promise<{ platform: CardProviderPlatformAccountRow; account: CardProviderConnectedAccountRow }> {
-  const account = await repo.findConnectedAccount(db, organizationId);
-  if (!account)
+export async function readyCardAccount(db: Executor, organizationId: string): Promise<repo.CardSaleSetup> {
+  const setup = await repo.findCardSaleSetup(db, organizationId);
+  if (!setup)
     throw new ApiError(
       'CARD_PROVIDER_NOT_READY',
       'the organization has not set up its card-provider account',
     );
-  if (!isSetupComplete(account))
+  if (!isSetupComplete(setup.account))
     throw new ApiError(
       'CARD_PROVIDER_NOT_READY',
       "the organization's card-provider account is not ready yet (charges or details pending at the provider)",
     );
-  const platform = await repo.findPlatformAccount(db, account.platform_card_provider_account_id);
-  if (!platform || !(await repo.isEnabledFor(db, organizationId, platform.id)))
+  if (!setup.enabled)
     throw new ApiError(
       'CARD_PROVIDER_NOT_READY',
       "the organization's platform card-provider account is no longer enabled for it",
     );
-  return { platform, account };
+  return setup;
+}
+
+/** The card set-up of the organization (whatever its state), if it has a connected account. */
+export function cardSaleSetupOf(
+  db: Executor,
+  organizationId: string,
+): Promise<repo.CardSaleSetup | undefined> {
+  return repo.findCardSaleSetup(db, organizationId);
 }
 
 /** The connected account of the organization, if any (whatever its state). */
