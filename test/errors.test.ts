@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PUBLIC } from '../src/access/access.ts';
 import { buildApp } from '../src/app.ts';
+import { ApiError } from '../src/http/errors.ts';
 import type { App } from '../src/http/types.ts';
 import { assertError } from './assertions.ts';
 import { setupTest, type TestEnv } from './harness.ts';
@@ -240,4 +241,18 @@ describe('5xx responses', () => {
       }
     });
   }
+});
+
+describe('ApiError', () => {
+  it('keeps a stack trace for a 5xx answer (logged) and none for a 4xx one (never logged), leaving the process limit as it was', () => {
+    const limit = Error.stackTraceLimit;
+    const refused = new ApiError('INSUFFICIENT_SUPPLY', 'fewer than 1 units are available');
+    const failed = new ApiError('UPSTREAM_FAILED', 'the provider failed');
+    assert.equal(refused.status, 422);
+    assert.equal(refused.message, 'fewer than 1 units are available');
+    assert.equal(refused.stack, 'ApiError: fewer than 1 units are available', 'no frames');
+    assert.match(failed.stack ?? '', /\n\s+at /, 'a 5xx ApiError has its frames');
+    assert.equal(Error.stackTraceLimit, limit);
+    assert.match(new Error('plain').stack ?? '', /\n\s+at /);
+  });
 });
