@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.ts';
 import type { PurchaseIntentRow } from '../../db/schema.ts';
 import type { PaymentCheck, PaymentSessions } from '../purchase-intents/payment-sessions.ts';
 import * as repo from './card-provider.repository.ts';
-import { cardSaleSetupOf, credentialsOf, readyCardAccount, upstreamFailed } from './card-provider.service.ts';
+import { credentialsOf, readyCardAccount, upstreamFailed } from './card-provider.service.ts';
 
 /** The fee the platform takes from a card sale: `platform_sale_fee` basis points of the amount, rounded down. */
 export function applicationFee(amount: bigint, platformSaleFeeBps: number): bigint {
@@ -46,7 +46,7 @@ export const cardPaymentSessions: PaymentSessions = {
   },
 
   async defaultSessionSeconds(db, _deps, organizationId) {
-    const setup = await cardSaleSetupOf(db, organizationId);
+    const setup = await repo.findCardSaleSetup(db, organizationId);
     return setup && setup.platform.session_timeout_minutes * 60;
   },
 

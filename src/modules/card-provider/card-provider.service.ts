@@ -347,14 +347,6 @@ export async function readyCardAccount(db: Executor, organizationId: string): Pr
   return setup;
 }
 
-/** The card set-up of the organization (whatever its state), if it has a connected account. */
-export function cardSaleSetupOf(
-  db: Executor,
-  organizationId: string,
-): Promise<repo.CardSaleSetup | undefined> {
-  return repo.findCardSaleSetup(db, organizationId);
-}
-
 /** The connected account of the organization, if any (whatever its state). */
 export function connectedAccountOf(
   db: Executor,
