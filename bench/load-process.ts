@@ -9,8 +9,8 @@ import type { LoadSpec } from './service.ts';
  * carry `{{n}}`, replaced by a text unique to each request, and `{{ip}}`, by an IPv4 address
  * unique to each request (a client address behind a proxy, in X-Forwarded-For). Runs for
  * `seconds`, or until `requests` have been sent when that is given. Prints one JSON line: the
- * LoadResult, the count of each status answered and the CPU time (µs) this process used. Answers other than `expectStatus` (200
- * unless given) count as errors.
+ * LoadResult, the count of each status answered and the CPU time (µs) this process used.
+ * Answers other than `expectStatus` (200 unless given) count as errors.
  */
 const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
 const connections = spec.connections ?? 32;

@@ -8,7 +8,6 @@ import { sql } from 'kysely';
 import type { Executor } from '../src/db/database.ts';
 import { freePort } from '../src/lib/net.ts';
 import { TEST_SECRET_KEY } from '../test/harness.ts';
-import type { LoadResult } from './load.ts';
 
 /**
  * What the benchmarks that measure the service from outside share: the service started as
@@ -60,6 +59,16 @@ export interface LoadSpec {
   seconds?: number;
   requests?: number;
   expectStatus?: number | number[];
+}
+
+/** What a load run measured (latencies in ms). */
+export interface LoadResult {
+  requests: number;
+  seconds: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
 }
 
 export type LoadAnswers = LoadResult & { statuses: Record<string, number>; cpuMicros: number };
