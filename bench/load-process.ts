@@ -6,8 +6,9 @@ import type { LoadSpec } from './service.ts';
  * A load generator run in its own process (`tsx bench/load-process.ts '<json>'`), so the
  * service under test does not share its event loop with the client. Closed loop: `connections`
  * clients each send the next request when the last answers. A POST body and header values may
- * carry `{{n}}`, replaced by a text unique to each request, and `{{ip}}`, by an IPv4 address
- * unique to each request (a client address behind a proxy, in X-Forwarded-For). Runs for
+ * carry `{{n}}`, replaced by a text unique to each request, `{{ip}}`, by an IPv4 address
+ * unique to each request (a client address behind a proxy, in X-Forwarded-For), and
+ * `{{address}}`, by an Ethereum address (lower case) unique to each request. Runs for
  * `seconds`, or until `requests` have been sent when that is given. Prints one JSON line: the
  * LoadResult, the count of each status answered and the CPU time (µs) this process used.
  * Answers other than `expectStatus` (200 unless given) count as errors.
@@ -25,13 +26,17 @@ const started = performance.now();
 const cpuAtStart = process.cpuUsage();
 const deadline = started + (spec.seconds ?? 3) * 1000;
 
-/** `template` with this request's `{{n}}` and `{{ip}}`. */
+/** `template` with this request's `{{n}}`, `{{ip}}` and `{{address}}`. */
 function filled(template: string, n: number): string {
   // 2^24 addresses of 10.0.0.0/8, apart for each process.
   const k = (process.pid * 7919 + n) % 0x1000000;
   return template
     .replaceAll('{{n}}', `${process.pid}-${n}`)
-    .replaceAll('{{ip}}', `10.${k >> 16}.${(k >> 8) & 0xff}.${k & 0xff}`);
+    .replaceAll('{{ip}}', `10.${k >> 16}.${(k >> 8) & 0xff}.${k & 0xff}`)
+    .replaceAll(
+      '{{address}}',
+      `0x${process.pid.toString(16).padStart(8, '0')}${n.toString(16).padStart(32, '0')}`,
+    );
 }
 
 function send(): Promise<number> {
