@@ -6,9 +6,9 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { type DevChain, startDevChain } from '../src/chain/dev-chain.ts';
 import { type ChainClient, createChainClient } from '../src/chain/rpc.ts';
 import type { WalletRow } from '../src/db/schema.ts';
-import { Relayer } from '../src/modules/transactions/relayer.ts';
-import { queueTransaction } from '../src/modules/transactions/transactions.service.ts';
-import { organizationWalletOf } from '../src/modules/wallets/wallets.service.ts';
+import { Relayer } from '../src/modules/platform/transactions/relayer.ts';
+import { queueTransaction } from '../src/modules/platform/transactions/transactions.service.ts';
+import { organizationWalletOf } from '../src/modules/platform/wallets/wallets.service.ts';
 import { setupTest, type TestEnv } from '../test/harness.ts';
 import { networkConfig } from '../test/relayer/harness.ts';
 

@@ -1,8 +1,8 @@
 import { type Address, zeroAddress } from 'viem';
 import { platformContracts } from '../src/chain/artifacts.ts';
 import { capabilitiesOf } from '../src/chain/capabilities.ts';
-import { expireDueIntents } from '../src/modules/purchase-intents/purchase-payments.service.ts';
-import { organizationWalletOf } from '../src/modules/wallets/wallets.service.ts';
+import { organizationWalletOf } from '../src/modules/platform/wallets/wallets.service.ts';
+import { expireDueIntents } from '../src/modules/sales/purchase-intents/purchase-payments.service.ts';
 import { startTestChain } from '../test/chain/anvil.ts';
 import { insertCollection } from '../test/factories.ts';
 import { setupTest, type TestEnv } from '../test/harness.ts';

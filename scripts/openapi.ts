@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildApp } from '../src/app.ts';
-import { parseConfig } from '../src/config.ts';
 import { createAppContext } from '../src/context.ts';
 import { createDatabase } from '../src/db/database.ts';
-import { createLogger } from '../src/logger.ts';
+import { parseConfig } from '../src/lib/config.ts';
+import { createLogger } from '../src/lib/logger.ts';
 
 /**
  * `npm run openapi` writes docs/openapi.json from the routes' schemas; with `--check` it fails

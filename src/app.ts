@@ -11,7 +11,6 @@ import { pendingMigrations } from './db/migrator.ts';
 import type { Authenticate } from './http/access.ts';
 import { apiScope, installJsonParser } from './http/api-scope.ts';
 import { DEFAULT_BODY_LIMIT_BYTES, sendError, writeClientError } from './http/error-reply.ts';
-import { ApiError, ErrorBody } from './http/errors.ts';
 import { createMetrics } from './http/metrics.ts';
 import { addExamples } from './http/openapi-examples.ts';
 import { addOverview } from './http/openapi-overview.ts';
@@ -19,55 +18,64 @@ import { recordRoute } from './http/route-table.ts';
 import { buildSerializerOnFirstUse, validatorOnFirstUse } from './http/schema-compilers.ts';
 import type { App, RouteModule } from './http/types.ts';
 import { WEBHOOKS_PREFIX, webhooksScope } from './http/webhooks-scope.ts';
+import { ApiError, ErrorBody } from './lib/errors.ts';
 import { uuidv7 } from './lib/ids.ts';
-import { ApiKey } from './modules/api-keys/api-keys.schemas.ts';
-import { apiKeyRoutes } from './modules/api-keys/routes/index.ts';
-import { MfaChallenge, Session } from './modules/auth/auth.schemas.ts';
-import { authenticate as authenticateCredential } from './modules/auth/auth.service.ts';
-import { authRoutes } from './modules/auth/routes/index.ts';
-import { cardProviderWebhookRoute } from './modules/card-provider/routes/card-provider-webhook.ts';
-import { cardProviderRoutes, cardProviderSchemas } from './modules/card-provider/routes/index.ts';
-import { collectionRoutes, collectionSchemas } from './modules/collections/routes/index.ts';
+import { collectionRoutes, collectionSchemas } from './modules/catalog/collections/routes/index.ts';
 import {
   contractFunctionRoutes,
   contractFunctionSchemas,
-} from './modules/contract-functions/routes/index.ts';
-import { contractRoutes } from './modules/contracts/routes/index.ts';
+} from './modules/catalog/contract-functions/routes/index.ts';
+import { contractRoutes } from './modules/catalog/contracts/routes/index.ts';
+import { itemTypeRoutes, itemTypeSchemas } from './modules/catalog/item-types/routes/index.ts';
+import { itemRoutes, itemSchemas } from './modules/catalog/items/routes/index.ts';
+import { metadataRoutes, metadataSchemas } from './modules/catalog/metadata/routes/index.ts';
+import { cardProviderWebhookRoute } from './modules/payments/card-provider/routes/card-provider-webhook.ts';
+import { cardProviderRoutes, cardProviderSchemas } from './modules/payments/card-provider/routes/index.ts';
 import {
   cryptoProviderRoutes,
   cryptoProviderSchemas,
   cryptoProviderWebhookRoutes,
-} from './modules/crypto-provider/routes/index.ts';
-import { emailClaimRoutes, emailClaimSchemas } from './modules/email-claims/routes/index.ts';
+} from './modules/payments/crypto-provider/routes/index.ts';
+import { ApiKey } from './modules/platform/api-keys/api-keys.schemas.ts';
+import { apiKeyRoutes } from './modules/platform/api-keys/routes/index.ts';
+import { MfaChallenge, Session } from './modules/platform/auth/auth.schemas.ts';
+import { authenticate as authenticateCredential } from './modules/platform/auth/auth.service.ts';
+import { authRoutes } from './modules/platform/auth/routes/index.ts';
 import {
   emailIntegrationRoutes,
   emailIntegrationSchemas,
-} from './modules/email-integrations/routes/index.ts';
-import { emailTemplateRoutes, emailTemplateSchemas } from './modules/email-templates/routes/index.ts';
-import { itemTypeRoutes, itemTypeSchemas } from './modules/item-types/routes/index.ts';
-import { itemRoutes, itemSchemas } from './modules/items/routes/index.ts';
-import { checkoutPage } from './modules/listings/pages/checkout.ts';
-import { listingRoutes, listingSchemas } from './modules/listings/routes/index.ts';
-import { mailRoutes } from './modules/mail/routes/index.ts';
+} from './modules/platform/email-integrations/routes/index.ts';
+import {
+  emailTemplateRoutes,
+  emailTemplateSchemas,
+} from './modules/platform/email-templates/routes/index.ts';
+import { mailRoutes } from './modules/platform/mail/routes/index.ts';
 import {
   marketingCampaignRoutes,
   marketingCampaignSchemas,
-} from './modules/marketing-campaigns/routes/index.ts';
-import { metadataRoutes, metadataSchemas } from './modules/metadata/routes/index.ts';
-import { mintRequestRoutes, mintRequestSchemas } from './modules/mint-requests/routes/index.ts';
-import { mintVoucherRoutes } from './modules/mint-vouchers/routes/index.ts';
-import { networkRoutes } from './modules/networks/routes/index.ts';
-import { Organization, PayoutConfig } from './modules/organizations/organizations.schemas.ts';
-import { organizationRoutes } from './modules/organizations/routes/index.ts';
-import { purchaseIntentRoutes, purchaseIntentSchemas } from './modules/purchase-intents/routes/index.ts';
-import { roleRoutes } from './modules/roles/routes/index.ts';
-import { transactionRoutes } from './modules/transactions/routes/index.ts';
-import { Transaction } from './modules/transactions/transactions.schemas.ts';
-import { transferRequestRoutes, transferRequestSchemas } from './modules/transfer-requests/routes/index.ts';
-import { userRoutes } from './modules/users/routes/index.ts';
-import { User } from './modules/users/users.schemas.ts';
-import { walletRoutes } from './modules/wallets/routes/index.ts';
-import { webhookRoutes, webhookSchemas } from './modules/webhooks/routes/index.ts';
+} from './modules/platform/marketing-campaigns/routes/index.ts';
+import { networkRoutes } from './modules/platform/networks/routes/index.ts';
+import { Organization, PayoutConfig } from './modules/platform/organizations/organizations.schemas.ts';
+import { organizationRoutes } from './modules/platform/organizations/routes/index.ts';
+import { roleRoutes } from './modules/platform/roles/routes/index.ts';
+import { transactionRoutes } from './modules/platform/transactions/routes/index.ts';
+import { Transaction } from './modules/platform/transactions/transactions.schemas.ts';
+import { userRoutes } from './modules/platform/users/routes/index.ts';
+import { User } from './modules/platform/users/users.schemas.ts';
+import { webhookRoutes, webhookSchemas } from './modules/platform/webhooks/routes/index.ts';
+import { emailClaimRoutes, emailClaimSchemas } from './modules/sales/email-claims/routes/index.ts';
+import { checkoutPage } from './modules/sales/listings/pages/checkout.ts';
+import { listingRoutes, listingSchemas } from './modules/sales/listings/routes/index.ts';
+import {
+  purchaseIntentRoutes,
+  purchaseIntentSchemas,
+} from './modules/sales/purchase-intents/routes/index.ts';
+import { mintRequestRoutes, mintRequestSchemas } from './modules/tokens/mint-requests/routes/index.ts';
+import { mintVoucherRoutes } from './modules/tokens/mint-vouchers/routes/index.ts';
+import {
+  transferRequestRoutes,
+  transferRequestSchemas,
+} from './modules/tokens/transfer-requests/routes/index.ts';
 import { claimPage } from './web/pages/claim.ts';
 import { landingPage } from './web/pages/landing.ts';
 import { SERVICE_NAME } from './web/site.ts';
@@ -107,7 +115,6 @@ const ROUTES = [
   ...apiKeyRoutes,
   ...roleRoutes,
   ...organizationRoutes,
-  ...walletRoutes,
   ...networkRoutes,
   ...mailRoutes,
   ...emailIntegrationRoutes,
@@ -232,7 +239,7 @@ export async function buildApp(ctx: AppContext, limits: Partial<HttpLimits> = {}
   // One line per request, at its end (Fastify's own logging, disabled above, writes two). Its
   // fields are fixed: the req serializer's (method, URL with its secrets redacted, host, address,
   // port), the status and the time, nothing free-form; so it skips the logger's redaction paths,
-  // which cost every other line about 20 µs (src/logger.ts).
+  // which cost every other line about 20 µs (src/lib/logger.ts).
   const requestLog = ctx.logger.child({}, { redact: { paths: [] } });
   app.addHook('onResponse', async (request, reply) => {
     requestLog.info(

@@ -1,4 +1,4 @@
-import type { Config } from './config.ts';
+import type { Config } from './lib/config.ts';
 import type { RunningService } from './service.ts';
 
 /**

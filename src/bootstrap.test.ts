@@ -8,10 +8,10 @@ import { createTestDatabase } from '../test/harness.ts';
 import { ROLE_IDS } from './access/permissions.ts';
 import { buildApp } from './app.ts';
 import { bootstrapAdmin, GENERATED_ADMIN_EMAIL } from './bootstrap.ts';
-import { type Config, parseConfig } from './config.ts';
 import { createAppContext } from './context.ts';
 import { createDatabase, type DatabaseHandle } from './db/database.ts';
-import { createLogger } from './logger.ts';
+import { type Config, parseConfig } from './lib/config.ts';
+import { createLogger } from './lib/logger.ts';
 
 const SECRET_KEY = 'bootstrap-test-secret-key-0123456789abcdef';
 

@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import { ROLE_IDS } from './access/permissions.ts';
-import type { Config } from './config.ts';
 import type { Executor } from './db/database.ts';
+import type { Config } from './lib/config.ts';
 import { randomToken, uuidv7 } from './lib/ids.ts';
 import { createKeyring } from './lib/secrets.ts';
-import { hashPassword } from './modules/auth/auth.service.ts';
-import { createOrganization } from './modules/organizations/organizations.service.ts';
-import { countUsers, createUser } from './modules/users/users.service.ts';
+import { hashPassword } from './modules/platform/auth/auth.service.ts';
+import { createOrganization } from './modules/platform/organizations/organizations.service.ts';
+import { countUsers, createUser } from './modules/platform/users/users.service.ts';
 
 const BOOTSTRAP_LOCK_KEY = 7_301_955_212;
 // Log in validates `format: email`, which needs a dot in the domain (`admin@localhost` could

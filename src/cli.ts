@@ -1,8 +1,8 @@
-import { ConfigError, parseConfig } from './config.ts';
 import { createDatabase } from './db/database.ts';
 import { startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrator.ts';
-import { createLogger } from './logger.ts';
+import { ConfigError, parseConfig } from './lib/config.ts';
+import { createLogger } from './lib/logger.ts';
 
 /** Operator commands: `migrate` applies pending migrations and exits. */
 async function main(command: string | undefined): Promise<void> {

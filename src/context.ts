@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { CredentialCache } from './access/credential-cache.ts';
 import { type ChainClients, createChainClients } from './chain/clients.ts';
-import type { Config } from './config.ts';
 import type { Database } from './db/schema.ts';
+import type { Config } from './lib/config.ts';
 import { createKeyring, type Keyring } from './lib/secrets.ts';
 import type { CardPayments } from './providers/card/card-payments.ts';
 import { createStripeCardPayments } from './providers/card/stripe.ts';
@@ -31,7 +31,7 @@ export interface AppContext {
   readonly cardPayments: CardPayments;
   /**
    * Crypto sales (CRYPTO_PROVIDER): Coinbase Business payment links at COINBASE_BUSINESS_API_BASE,
-   * each call signed with the organization's own API key (modules/crypto-provider).
+   * each call signed with the organization's own API key (modules/payments/crypto-provider).
    */
   readonly cryptoPayments: CryptoPayments;
   /** POSTs to organizations' webhook endpoints, refusing private addresses unless allowed. */

@@ -1,7 +1,7 @@
 import { startBanner } from './banner.ts';
-import { ConfigError, parseConfig } from './config.ts';
+import { ConfigError, parseConfig } from './lib/config.ts';
+import { createLogger } from './lib/logger.ts';
 import { isAlive } from './lib/process.ts';
-import { createLogger } from './logger.ts';
 import { startService } from './service.ts';
 
 const PARENT_POLL_MS = 250;

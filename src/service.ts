@@ -5,15 +5,15 @@ import { createTestClient, type Hex, http, parseEther } from 'viem';
 import { buildApp } from './app.ts';
 import { type BootstrapResult, bootstrapAdmin } from './bootstrap.ts';
 import { type DevAccount, type DevChain, startDevChain } from './chain/dev-chain.ts';
-import type { Config } from './config.ts';
 import { type AppContext, createAppContext, type Deps } from './context.ts';
 import { createDatabase, type DatabaseHandle } from './db/database.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.ts';
 import { isUniqueViolation } from './db/errors.ts';
 import { migrate } from './db/migrator.ts';
-import { chainClientOf, registerDevChainNetwork } from './modules/networks/networks.service.ts';
-import { allowNetworkWithAutoFund } from './modules/organizations/organizations.service.ts';
-import { ensurePlatformWallet } from './modules/wallets/wallets.service.ts';
+import type { Config } from './lib/config.ts';
+import { chainClientOf, registerDevChainNetwork } from './modules/platform/networks/networks.service.ts';
+import { allowNetworkWithAutoFund } from './modules/platform/organizations/organizations.service.ts';
+import { ensurePlatformWallet } from './modules/platform/wallets/wallets.service.ts';
 import { buildWorker, type Worker } from './worker.ts';
 
 export interface RunningService {

@@ -2,12 +2,12 @@ import { Logger as JobLogger, type Runner, run } from 'graphile-worker';
 import type { Logger } from 'pino';
 import type { AppContext } from './context.ts';
 import type { DatabaseHandle } from './db/database.ts';
-import { jobCatalog } from './jobs/catalog.ts';
 import { crontabOf, taskListOf } from './jobs/runner.ts';
 import { uuidv7 } from './lib/ids.ts';
-import { scheduleExpirySweep } from './modules/purchase-intents/purchase-intents.task.ts';
-import { Relayer } from './modules/transactions/relayer.ts';
-import { TRANSACTIONS_CHANNEL } from './modules/transactions/transactions.repository.ts';
+import { Relayer } from './modules/platform/transactions/relayer.ts';
+import { TRANSACTIONS_CHANNEL } from './modules/platform/transactions/transactions.repository.ts';
+import { scheduleExpirySweep } from './modules/sales/purchase-intents/purchase-intents.task.ts';
+import { jobCatalog } from './wiring/jobs.ts';
 
 export interface WorkerOptions {
   concurrency?: number;
@@ -22,7 +22,7 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-/** Background work: the transaction relayer and every task of the job catalog (src/jobs/catalog.ts). */
+/** Background work: the transaction relayer and every task of the job catalog (src/wiring/jobs.ts). */
 export async function buildWorker(
   ctx: AppContext,
   database: DatabaseHandle,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Value } from '@sinclair/typebox/value';
 import type { LightMyRequestResponse } from 'fastify';
-import { ErrorBody, type ErrorCode } from '../src/http/errors.ts';
+import { ErrorBody, type ErrorCode } from '../src/lib/errors.ts';
 
 /** Assertions every test file shares. */
 

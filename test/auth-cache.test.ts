@@ -7,7 +7,7 @@ import { buildApp } from '../src/app.ts';
 import { type AppContext, createAppContext } from '../src/context.ts';
 import { createDatabase, type DatabaseHandle } from '../src/db/database.ts';
 import type { App } from '../src/http/types.ts';
-import { createLogger } from '../src/logger.ts';
+import { createLogger } from '../src/lib/logger.ts';
 import { type Actor, setupTest, TEST_PASSWORD, type TestEnv, testConfig } from './harness.ts';
 import { enrolMfa } from './support/auth.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CARD_CHECKOUT_CSP, priceText } from '../src/modules/listings/pages/checkout.ts';
+import { CARD_CHECKOUT_CSP, priceText } from '../src/modules/sales/listings/pages/checkout.ts';
 import { CONTENT_SECURITY_POLICY } from '../src/web/web-scope.ts';
 import { insertCollection } from './factories.ts';
 import { type Actor, setupTest, type TestEnv } from './harness.ts';

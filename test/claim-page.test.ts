@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../src/app.ts';
 import { createAppContext } from '../src/context.ts';
 import type { App } from '../src/http/types.ts';
-import { createLogger, redactUrl } from '../src/logger.ts';
+import { createLogger, redactUrl } from '../src/lib/logger.ts';
 import { checkAddress } from '../src/web/client/address.ts';
 import { decryptKeystore, encryptKeystore, type KeystoreV3 } from '../src/web/client/keystore.ts';
 import { setupTest, type TestEnv } from './harness.ts';

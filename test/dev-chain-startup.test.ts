@@ -17,10 +17,10 @@ import { mnemonicToAccount } from 'viem/accounts';
 import { DEV_CHAIN_ID, DEV_CHAIN_MNEMONIC } from '../src/chain/dev-chain.ts';
 import { createChainClient } from '../src/chain/rpc.ts';
 import { createDatabase, type DatabaseHandle } from '../src/db/database.ts';
+import { createLogger } from '../src/lib/logger.ts';
 import { createKeyring } from '../src/lib/secrets.ts';
-import { createLogger } from '../src/logger.ts';
-import { DEV_CHAIN_AUTO_FUND_WEI } from '../src/modules/networks/networks.service.ts';
-import { ensurePlatformWallet } from '../src/modules/wallets/wallets.service.ts';
+import { DEV_CHAIN_AUTO_FUND_WEI } from '../src/modules/platform/networks/networks.service.ts';
+import { ensurePlatformWallet } from '../src/modules/platform/wallets/wallets.service.ts';
 import { DEV_CHAIN_STATE_FILE, type RunningService, startService } from '../src/service.ts';
 import { createTestDatabase, PLATFORM_ADMIN_EMAIL, TEST_PASSWORD, testConfig } from './harness.ts';
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PUBLIC } from '../src/access/access.ts';
 import { buildApp } from '../src/app.ts';
-import { ApiError } from '../src/http/errors.ts';
 import type { App } from '../src/http/types.ts';
+import { ApiError } from '../src/lib/errors.ts';
 import { assertError } from './assertions.ts';
 import { setupTest, type TestEnv } from './harness.ts';
 

@@ -6,15 +6,15 @@ import type { AppContext } from '../src/context.ts';
 import { createDatabase } from '../src/db/database.ts';
 import type { MailOutboxRow } from '../src/db/schema.ts';
 import { enqueue } from '../src/jobs/enqueue.ts';
-import { queueMail } from '../src/modules/mail/mail.service.ts';
+import { queueMail } from '../src/modules/platform/mail/mail.service.ts';
 import {
   claimDelivery,
   deliverOutboxMail,
   messageIdOf,
   recordDelivery,
   sendClaimedMail,
-} from '../src/modules/mail/mail-delivery.service.ts';
-import { sendMailTask } from '../src/modules/mail/send-mail.task.ts';
+} from '../src/modules/platform/mail/mail-delivery.service.ts';
+import { sendMailTask } from '../src/modules/platform/mail/send-mail.task.ts';
 import type { MailTransport, OutgoingMail } from '../src/providers/mail/transport.ts';
 import { platformFromAddress, platformMailTransports } from '../src/providers/mail/transports.ts';
 import { buildWorker, type Worker } from '../src/worker.ts';

@@ -4,12 +4,12 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { getAddress } from 'viem';
 import { buildApp } from '../src/app.ts';
-import { parseConfig } from '../src/config.ts';
 import { createAppContext } from '../src/context.ts';
 import { createDatabase } from '../src/db/database.ts';
 import { OPERATION_EXAMPLES } from '../src/http/openapi-examples.ts';
 import type { App } from '../src/http/types.ts';
-import { createLogger } from '../src/logger.ts';
+import { parseConfig } from '../src/lib/config.ts';
+import { createLogger } from '../src/lib/logger.ts';
 
 interface Operation {
   operationId: string;

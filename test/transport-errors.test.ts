@@ -5,9 +5,9 @@ import { after, before, describe, it } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import { buildApp } from '../src/app.ts';
 import { createAppContext } from '../src/context.ts';
-import { ErrorBody, type ErrorCode } from '../src/http/errors.ts';
 import type { App } from '../src/http/types.ts';
-import { createLogger } from '../src/logger.ts';
+import { ErrorBody, type ErrorCode } from '../src/lib/errors.ts';
+import { createLogger } from '../src/lib/logger.ts';
 import { setupTest, type TestEnv, testConfig } from './harness.ts';
 
 /**

@@ -6,7 +6,6 @@ import type { LightMyRequestResponse } from 'fastify';
 import { PROVIDER_SIGNED, PUBLIC } from '../src/access/access.ts';
 import { buildApp } from '../src/app.ts';
 import { apiScope } from '../src/http/api-scope.ts';
-import { ApiError, ErrorBody } from '../src/http/errors.ts';
 import { registeredRoutes } from '../src/http/route-table.ts';
 import type { App, RouteModule } from '../src/http/types.ts';
 import {
@@ -15,7 +14,8 @@ import {
   WEBHOOKS_PREFIX,
   webhooksScope,
 } from '../src/http/webhooks-scope.ts';
-import { recordProviderEvent } from '../src/modules/provider-events/provider-events.service.ts';
+import { ApiError, ErrorBody } from '../src/lib/errors.ts';
+import { recordProviderEvent } from '../src/modules/platform/provider-events/provider-events.service.ts';
 import { setupTest, type TestEnv } from './harness.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../lib/errors.ts';
 import type { Permission, RoleName } from './permissions.ts';
 
 /** Who is calling: resolved once per request from an access token or an API key. */

@@ -8,7 +8,7 @@ import {
   toFunctionSelector,
   toFunctionSignature,
 } from 'viem';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../lib/errors.ts';
 import { PLATFORM_CONTRACT_NAMES, PLATFORM_CONTRACT_STANDARD, platformContracts } from './artifacts.ts';
 import {
   assertMintable,

@@ -1,6 +1,6 @@
 import { type Abi, type AbiFunction, type AbiParameter, type Hex, parseAbi, toFunctionSelector } from 'viem';
 import { TOKEN_TYPES } from '../db/enums.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../lib/errors.ts';
 
 /**
  * The capability registry. A capability is a named set of functions the service knows how to

@@ -8,7 +8,7 @@ import {
   hexToBytes,
   parseAbi,
 } from 'viem';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../lib/errors.ts';
 import { printable } from '../lib/text.ts';
 import {
   CAPABILITIES,

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { type Access, CLIENT_TOKEN_HEADER, PUBLIC } from '../access/access.ts';
 import type { Principal } from '../access/principal.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../lib/errors.ts';
 
 /** Resolves a credential (access token or API key) to its user, or undefined when it is not valid. */
 export type Authenticate = (credential: string) => Promise<Principal | undefined>;

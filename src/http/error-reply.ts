@@ -1,14 +1,14 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { uuidv7 } from '../lib/ids.ts';
 import {
   ApiError,
   type ErrorBody,
   type FieldError,
   TRANSPORT_ERROR_CODE,
   type TransportStatus,
-} from './errors.ts';
+} from '../lib/errors.ts';
+import { uuidv7 } from '../lib/ids.ts';
 
 /** The body limit of the API (and of anything that names no other). */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;

@@ -3,8 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
+import { ApiError } from '../lib/errors.ts';
 import type { Keyring } from '../lib/secrets.ts';
-import { ApiError } from './errors.ts';
 
 /**
  * Idempotency-Key on every POST (docs/api.md#idempotency). The first request with a key claims it

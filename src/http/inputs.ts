@@ -1,6 +1,6 @@
 import { type Address, maxUint256 } from 'viem';
 import { parseAddress } from '../lib/address.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../lib/errors.ts';
 
 /**
  * Checks of docs/api.md#conventions that a schema cannot express, each a 400 VALIDATION_FAILED

@@ -1,4 +1,4 @@
-import { defaultTemplate, TEMPLATE_VARIABLES } from '../modules/mail/templates.ts';
+import { defaultTemplate, TEMPLATE_VARIABLES } from '../modules/platform/mail/templates.ts';
 
 /**
  * A realistic example of every operation of the OpenAPI document, keyed by operationId, added to

@@ -7,7 +7,7 @@ import { setupTest, type TestEnv, testConfig } from '../../test/harness.ts';
 import { buildApp } from '../app.ts';
 import { createAppContext } from '../context.ts';
 import { uuidv7 } from '../lib/ids.ts';
-import { createLogger } from '../logger.ts';
+import { createLogger } from '../lib/logger.ts';
 import { listQueryProperties } from './pagination.ts';
 
 interface Page {

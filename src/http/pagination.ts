@@ -2,7 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { type TSchema, Type } from '@sinclair/typebox';
 import { type SelectQueryBuilder, sql } from 'kysely';
 import { preparedOnEachConnection } from '../db/prepared.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../lib/errors.ts';
 
 /** List limits (docs/api.md#pagination): standard lists take 1..100, medium lists 1..1000. */
 export type ListSize = 'standard' | 'medium';

@@ -1,7 +1,7 @@
 import { type Compilable, type OperationNodeSource, type RawBuilder, sql } from 'kysely';
 import { ASYNC_COMMIT, type Executor } from '../db/database.ts';
 import { executePrepared } from '../db/prepared.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../lib/errors.ts';
 
 /** A fixed-window limit: at most `max` hits per `windowSeconds`. */
 export interface RateLimit {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../lib/errors.ts';
 import { paginateStatic } from './static-pagination.ts';
 
 const ITEMS = ['delta', 'alpha', 'echo', 'charlie', 'bravo'].map((name) => ({ name }));

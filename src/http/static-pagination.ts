@@ -1,4 +1,4 @@
-import { ApiError } from './errors.ts';
+import { ApiError } from '../lib/errors.ts';
 import { encodeCursor, fingerprintOf, type PageParams, type PageResult, parseCursor } from './pagination.ts';
 
 export interface StaticPageOptions<T> {

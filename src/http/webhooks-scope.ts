@@ -14,7 +14,7 @@ export const WEBHOOK_BODY_LIMIT_BYTES = 256 * 1024;
  * (Stripe-Signature, X-Hook0-Signature) are computed over the exact bytes sent, so the body is
  * kept raw, a Buffer of any content type (read it with `rawBodyOf`), never parsed and
  * re-serialised. No auth hook and no Idempotency-Key: the provider signs, and the inbox
- * (modules/provider-events) dedupes re-deliveries by event id. Failures answer the API's JSON
+ * (modules/platform/provider-events) dedupes re-deliveries by event id. Failures answer the API's JSON
  * error body; providers only read the status.
  *
  * A module contributes routes by adding its RouteModule to the list app.ts passes here; each

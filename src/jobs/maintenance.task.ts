@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency.ts';
 import { deleteExpiredRateLimitBuckets } from '../http/rate-limit.ts';
-import { maintainWebhookDeliveries } from '../modules/webhooks/webhook-delivery.service.ts';
+import { maintainWebhookDeliveries } from '../modules/platform/webhooks/webhook-delivery.service.ts';
 import { defineTask } from './task.ts';
 
 /**

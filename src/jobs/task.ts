@@ -25,7 +25,7 @@ export interface TaskDefinition<S extends TSchema = TSchema> {
   handler(payload: Static<S>, helpers: JobHelpers, ctx: AppContext): Promise<void>;
 }
 
-/** Declares a task; the declaration goes in its module's `*.task.ts` and in src/jobs/catalog.ts. */
+/** Declares a task; the declaration goes in its module's `*.task.ts` and in src/wiring/jobs.ts. */
 export function defineTask<S extends TSchema>(definition: TaskDefinition<S>): TaskDefinition<S> {
   return definition;
 }

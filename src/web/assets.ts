@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { ApiError } from '../http/errors.ts';
 import type { App } from '../http/types.ts';
+import { ApiError } from '../lib/errors.ts';
 import { ROOT } from '../lib/paths.ts';
 
 /** Static files of the web pages, served by the service itself (no CDN, no third party). */

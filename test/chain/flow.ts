@@ -9,7 +9,7 @@ import type {
   TransactionRow,
   WalletRow,
 } from '../../src/db/schema.ts';
-import { organizationWalletOf } from '../../src/modules/wallets/wallets.service.ts';
+import { organizationWalletOf } from '../../src/modules/platform/wallets/wallets.service.ts';
 import { buildWorker, type Worker } from '../../src/worker.ts';
 import { insertCollection } from '../factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../harness.ts';

@@ -306,7 +306,7 @@ describe('the claim page in a browser', { skip: browserUnavailable() }, () => {
 
   it('explains a BUYER claim and shows the voucher the redeem answers', async () => {
     // The API's answers are stood in for in the browser, so the page is tested without a chain
-    // (the BUYER flow on chain: src/modules/email-claims/routes/email-claim-voucher.test.ts).
+    // (the BUYER flow on chain: src/modules/sales/email-claims/routes/email-claim-voucher.test.ts).
     const { context, page } = await openPage();
     const claim = {
       status: 'ACTIVE',

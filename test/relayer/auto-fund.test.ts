@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Hex } from 'viem';
-import { ensurePlatformWallet, organizationWalletOf } from '../../src/modules/wallets/wallets.service.ts';
+import {
+  ensurePlatformWallet,
+  organizationWalletOf,
+} from '../../src/modules/platform/wallets/wallets.service.ts';
 import { type RelayerTest, setupRelayerTest } from './harness.ts';
 
 describe('relayer: autoFund', () => {

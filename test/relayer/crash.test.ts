@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Hex } from 'viem';
 import { type ChainClient, createChainClient } from '../../src/chain/rpc.ts';
-import { Relayer } from '../../src/modules/transactions/relayer.ts';
+import { Relayer } from '../../src/modules/platform/transactions/relayer.ts';
 import { type RelayerTest, setupRelayerTest } from './harness.ts';
 
 /** A client whose process "dies" inside eth_sendRawTransaction: the call never returns. */

@@ -4,9 +4,9 @@ import type { Hex } from 'viem';
 import { type DevChain, startDevChain } from '../../src/chain/dev-chain.ts';
 import { type ChainClient, createChainClient } from '../../src/chain/rpc.ts';
 import type { NetworkConfig, NetworkRow, TransactionRow, WalletRow } from '../../src/db/schema.ts';
-import { Relayer, type RelayerOptions } from '../../src/modules/transactions/relayer.ts';
-import { queueTransaction } from '../../src/modules/transactions/transactions.service.ts';
-import { organizationWalletOf } from '../../src/modules/wallets/wallets.service.ts';
+import { Relayer, type RelayerOptions } from '../../src/modules/platform/transactions/relayer.ts';
+import { queueTransaction } from '../../src/modules/platform/transactions/transactions.service.ts';
+import { organizationWalletOf } from '../../src/modules/platform/wallets/wallets.service.ts';
 import { setupTest, type TestEnv } from '../harness.ts';
 
 export const CHAIN_ID = 31337;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Hex } from 'viem';
-import { organizationWalletOf } from '../../src/modules/wallets/wallets.service.ts';
+import { organizationWalletOf } from '../../src/modules/platform/wallets/wallets.service.ts';
 import { type RelayerTest, setupRelayerTest } from './harness.ts';
 
 describe('relayer: several worker instances on one database', () => {

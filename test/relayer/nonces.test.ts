@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { createWalletClient, defineChain, type Hex, http } from 'viem';
 import { type ChainClient, createChainClient } from '../../src/chain/rpc.ts';
-import { signerOf } from '../../src/modules/wallets/wallets.service.ts';
+import { signerOf } from '../../src/modules/platform/wallets/wallets.service.ts';
 import { type RelayerTest, setupRelayerTest } from './harness.ts';
 
 describe('relayer: nonces', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Hex } from 'viem';
 import type { ChainClient } from '../../src/chain/rpc.ts';
-import { organizationWalletOf } from '../../src/modules/wallets/wallets.service.ts';
+import { organizationWalletOf } from '../../src/modules/platform/wallets/wallets.service.ts';
 import { type RelayerTest, setupRelayerTest } from './harness.ts';
 
 describe('relayer: the ordinary path', () => {
@@ -35,7 +35,9 @@ describe('relayer: the ordinary path', () => {
 
   it('cancels a transaction that reverts at estimation, with a readable reason, using no nonce', async () => {
     const before = await t.client.nonce(t.wallet.address as Hex, 'latest');
-    const { queueTransaction } = await import('../../src/modules/transactions/transactions.service.ts');
+    const { queueTransaction } = await import(
+      '../../src/modules/platform/transactions/transactions.service.ts'
+    );
     // Calling a contract-less address with data is fine; deploying invalid bytecode reverts.
     const row = await queueTransaction(t.env.database.db, {
       networkId: 31337,

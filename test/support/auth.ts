@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { ROLE_IDS, type RoleName } from '../../src/access/permissions.ts';
 import type { RateLimit } from '../../src/http/rate-limit.ts';
-import { currentTotp, totpStep } from '../../src/modules/auth/totp.ts';
+import { currentTotp, totpStep } from '../../src/modules/platform/auth/totp.ts';
 import { assertError } from '../assertions.ts';
 import type { TestEnv } from '../harness.ts';
 

@@ -1,11 +1,11 @@
 import type { ListingRow, PurchaseIntentRow } from '../../src/db/schema.ts';
-import type { ApiError } from '../../src/http/errors.ts';
+import type { ApiError } from '../../src/lib/errors.ts';
 import type {
   ExternalPaymentProvider,
   PaymentCheck,
   PaymentSessions,
-} from '../../src/modules/purchase-intents/payment-sessions.ts';
-import { paymentSessions } from '../../src/payment-sessions.ts';
+} from '../../src/modules/sales/purchase-intents/payment-sessions.ts';
+import { paymentSessions } from '../../src/wiring/payment-sessions.ts';
 
 /** A session as the in-memory provider keeps it. */
 export interface TestSession {

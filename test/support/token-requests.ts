@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database, ItemRow, TokenStatus } from '../../src/db/schema.ts';
-import type { ErrorCode } from '../../src/http/errors.ts';
+import type { ErrorCode } from '../../src/lib/errors.ts';
 import { uuidv7 } from '../../src/lib/ids.ts';
 import { assertError, type ErrorDetail } from '../assertions.ts';
 

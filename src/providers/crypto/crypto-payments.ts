@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 
 /**
  * The crypto-payment provider (CRYPTO_PROVIDER: Coinbase Business payment links in USDC) as

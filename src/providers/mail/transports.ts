@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Config } from '../../config.ts';
 import type { Database } from '../../db/schema.ts';
+import type { Config } from '../../lib/config.ts';
 import type { Keyring } from '../../lib/secrets.ts';
 import { createMailboxTransport } from './mailbox.ts';
 import { createMailgunTransport, type MailgunSettings } from './mailgun.ts';
