@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
-import type { Executor } from '../src/db/database.ts';
+import type { Executor } from '../src/db/executor.ts';
 import { freePort } from '../src/lib/net.ts';
 import { TEST_SECRET_KEY } from '../test/harness.ts';
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { ROLE_IDS } from './access/permissions.ts';
-import type { Executor } from './db/database.ts';
+import type { Executor } from './db/executor.ts';
 import type { Config } from './lib/config.ts';
 import { randomToken, uuidv7 } from './lib/ids.ts';
 import { createKeyring } from './lib/secrets.ts';

@@ -1,13 +1,10 @@
-import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import type { Executor, Tx } from './executor.ts';
 import { executePrepared, PreparingClient } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 export type { Database } from './schema.ts';
-
-/** Anything that runs queries: the pool-backed handle or an open transaction. */
-export type Executor = Kysely<Database>;
-export type Tx = Transaction<Database>;
 
 // int8 and numeric come back as strings (Uint256 values must never pass through a JS number).
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);

@@ -1,6 +1,6 @@
 import { type Compilable, CompiledQuery, type QueryResult as KyselyResult, type RawBuilder } from 'kysely';
 import pg from 'pg';
-import type { Executor } from './database.ts';
+import type { Executor } from './executor.ts';
 
 /**
  * Hot queries run as prepared statements: PostgreSQL parses and plans such a statement once per

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import type { Executor } from '../db/database.ts';
+import type { Executor } from '../db/executor.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { Keyring } from '../lib/secrets.ts';
 

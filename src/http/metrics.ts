@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { Executor } from '../db/database.ts';
+import type { Executor } from '../db/executor.ts';
 
 /** Prometheus metrics of one app instance (its own registry, so tests can build many apps). */
 export interface Metrics {

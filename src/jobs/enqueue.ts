@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { sql } from 'kysely';
-import type { Executor } from '../db/database.ts';
+import type { Executor } from '../db/executor.ts';
 import type { TaskDefinition } from './task.ts';
 
 export interface EnqueueOptions {

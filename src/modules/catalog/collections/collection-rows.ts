@@ -1,5 +1,5 @@
 import { assertOrganizationAccess, type Principal } from '../../../access/principal.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { CollectionRow } from '../../../db/schema.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import * as repo from './collections.repository.ts';

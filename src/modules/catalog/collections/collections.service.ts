@@ -1,8 +1,8 @@
 import { isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import type { CapabilityName } from '../../../chain/capabilities.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
 import { isUniqueViolation } from '../../../db/errors.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { CollectionRow, CollectionUpdate } from '../../../db/schema.ts';
 import { checkedAddress } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';

@@ -10,7 +10,7 @@ import {
 import { capabilitiesOf } from '../../../chain/capabilities.ts';
 import { contractSymbol } from '../../../chain/probe.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { CollectionRow, TransactionRow } from '../../../db/schema.ts';
 import { chainClientOf, findNetwork } from '../../platform/networks/networks.service.ts';
 import { queueTransaction } from '../../platform/transactions/transactions.service.ts';

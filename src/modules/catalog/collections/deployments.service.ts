@@ -10,7 +10,7 @@ import {
 } from '../../../chain/capabilities.ts';
 import { probeContract } from '../../../chain/probe.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type {
   CollectionRow,
   CollectionUpdate,

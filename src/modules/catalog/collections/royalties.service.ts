@@ -1,5 +1,5 @@
 import { type AbiFunction, type Address, encodeFunctionData, type Hex, parseAbi, zeroAddress } from 'viem';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { CollectionRow } from '../../../db/schema.ts';
 import { checkedAddress } from '../../../http/inputs.ts';
 import { ApiError } from '../../../lib/errors.ts';

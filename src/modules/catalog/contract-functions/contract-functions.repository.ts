@@ -1,4 +1,4 @@
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 
 /** Selector → enabled of the functions of a collection that were ever switched. */
 export async function listFunctionStates(db: Executor, collectionId: string): Promise<Map<string, boolean>> {

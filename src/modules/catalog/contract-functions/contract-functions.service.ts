@@ -13,7 +13,7 @@ import type { Principal } from '../../../access/principal.ts';
 import { canonicalSignature, functionSelector } from '../../../chain/capabilities.ts';
 import { classifyRpcError, readableReason } from '../../../chain/rpc.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import { paginateStatic } from '../../../http/static-pagination.ts';
 import { ApiError } from '../../../lib/errors.ts';

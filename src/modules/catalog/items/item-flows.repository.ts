@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { ItemReservationRow, ItemRow, ReservationKind } from '../../../db/schema.ts';
 
 /** Locks the named items, in id order so concurrent requests never deadlock. */

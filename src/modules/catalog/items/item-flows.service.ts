@@ -1,7 +1,7 @@
 import { type Address, getAddress } from 'viem';
 import type { TokenType } from '../../../chain/capabilities.ts';
-import type { Executor } from '../../../db/database.ts';
 import { isUniqueViolation } from '../../../db/errors.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { CollectionRow, ItemReservationRow, ItemRow, ReservationKind } from '../../../db/schema.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { uuidv7 } from '../../../lib/ids.ts';

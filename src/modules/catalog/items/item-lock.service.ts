@@ -1,7 +1,7 @@
 import { maxUint256 } from 'viem';
 import { assertOrganizationAccess, type Principal } from '../../../access/principal.ts';
-import type { Executor } from '../../../db/database.ts';
 import { isUniqueViolation } from '../../../db/errors.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { CollectionRow, ItemRow } from '../../../db/schema.ts';
 import { checkedUint256 } from '../../../http/inputs.ts';
 import { ApiError } from '../../../lib/errors.ts';

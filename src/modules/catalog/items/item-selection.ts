@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Principal } from '../../../access/principal.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { CollectionRow } from '../../../db/schema.ts';
 import { checkedUint256 } from '../../../http/inputs.ts';
 import { Nullable, Uint256, Uuid } from '../../../http/schemas.ts';

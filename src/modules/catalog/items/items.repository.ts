@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import { hotQuery } from '../../../db/prepared.ts';
 import type { ItemRow, RoyaltyInfo } from '../../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../../http/pagination.ts';

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { assertOrganizationAccess, type Principal } from '../../../access/principal.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { CollectionRow, ItemRow, ItemTypeRow, RoyaltyInfo } from '../../../db/schema.ts';
 import { checkedAddress, checkedUint256 } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';

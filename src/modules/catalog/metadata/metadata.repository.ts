@@ -1,4 +1,4 @@
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 
 /**
  * A minted token and what its metadata needs from its collection, in one indexed query (the

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import { checkedUint256 } from '../../../http/inputs.ts';
 import { parseAddress } from '../../../lib/address.ts';
 import { ApiError } from '../../../lib/errors.ts';

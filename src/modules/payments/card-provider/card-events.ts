@@ -1,5 +1,5 @@
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { ProviderEventRow } from '../../../db/schema.ts';
 import { UUID_PATTERN } from '../../../lib/ids.ts';
 import {

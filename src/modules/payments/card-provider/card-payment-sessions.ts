@@ -1,5 +1,5 @@
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { PurchaseIntentRow } from '../../../db/schema.ts';
 import type { PaymentCheck, PaymentSessions } from '../../sales/purchase-intents/payment-sessions.ts';
 import * as repo from './card-provider.repository.ts';

@@ -1,6 +1,6 @@
 import type { Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { CardProviderConnectedAccountRow, CardProviderPlatformAccountRow } from '../../../db/schema.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import { ApiError } from '../../../lib/errors.ts';

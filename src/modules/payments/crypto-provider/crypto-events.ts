@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Kysely } from 'kysely';
 import type { Deps } from '../../../context.ts';
-import type { Database, Executor } from '../../../db/database.ts';
+import type { Database } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import { UUID_PATTERN } from '../../../lib/ids.ts';
 import {
   type ProviderEventProcessor,

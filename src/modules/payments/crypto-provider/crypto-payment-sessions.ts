@@ -1,4 +1,4 @@
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { ListingRow, PurchaseIntentRow } from '../../../db/schema.ts';
 import { iso } from '../../../http/schemas.ts';
 import { CryptoProviderError, type PaymentLink } from '../../../providers/crypto/crypto-payments.ts';

@@ -1,7 +1,7 @@
 import type { Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
 import type { CRYPTO_PROVIDER_NETWORKS } from '../../../db/enums.ts';
+import type { Executor } from '../../../db/executor.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { parseApiKeySecret } from '../../../providers/crypto/coinbase.ts';
 import type { CryptoCredentials } from '../../../providers/crypto/crypto-payments.ts';

@@ -5,7 +5,7 @@ import {
   isPlatformAdmin,
   type Principal,
 } from '../../../access/principal.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { ApiKeyRow } from '../../../db/schema.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import { iso } from '../../../http/schemas.ts';

@@ -1,5 +1,5 @@
 import type { InferResult } from 'kysely';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import { hotQuery } from '../../../db/prepared.ts';
 
 /** What a principal is made of: the user and its organization's switches. */

@@ -2,7 +2,7 @@ import argon2 from 'argon2';
 import { ROLE_PERMISSIONS, roleNameOf } from '../../../access/permissions.ts';
 import type { Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { OrganizationRow, UserRow } from '../../../db/schema.ts';
 import { checkRateLimit, hitRateLimit, type RateLimit } from '../../../http/rate-limit.ts';
 import { ApiError } from '../../../lib/errors.ts';

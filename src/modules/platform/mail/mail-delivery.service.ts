@@ -1,5 +1,5 @@
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { MailOutboxRow } from '../../../db/schema.ts';
 import { printable } from '../../../lib/text.ts';
 import { resolveSender } from '../../../providers/mail/address.ts';

@@ -1,4 +1,4 @@
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { PageParams } from '../../../http/pagination.ts';
 import { enqueue } from '../../../jobs/enqueue.ts';
 import { templateForMail } from '../email-templates/email-templates.service.ts';

@@ -1,6 +1,6 @@
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
-import type { Executor } from '../../../db/database.ts';
 import { isUniqueViolation } from '../../../db/errors.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { MarketingCampaignRow } from '../../../db/schema.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import { iso } from '../../../http/schemas.ts';

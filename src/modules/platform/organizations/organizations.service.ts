@@ -1,7 +1,7 @@
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
 import { isUniqueViolation } from '../../../db/errors.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { OrganizationRow, OrganizationUpdate } from '../../../db/schema.ts';
 import { checkedAddress } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';

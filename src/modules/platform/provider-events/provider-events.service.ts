@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { Database, ProviderEventRow } from '../../../db/schema.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { uuidv7 } from '../../../lib/ids.ts';

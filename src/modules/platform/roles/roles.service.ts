@@ -1,5 +1,5 @@
 import { listedPermissions, type Permission, roleNameOf } from '../../../access/permissions.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { PageParams } from '../../../http/pagination.ts';
 import { paginate } from '../../../http/pagination.ts';
 

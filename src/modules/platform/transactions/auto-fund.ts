@@ -1,4 +1,4 @@
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { NetworkRow, WalletRow } from '../../../db/schema.ts';
 import { findOrganization } from '../organizations/organizations.service.ts';
 import { findPlatformWallet, lockWallet } from '../wallets/wallets.service.ts';

@@ -5,7 +5,7 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import { bumpedFees, type Fees, marketFees } from '../../../chain/fees.ts';
 import { type ChainClient, classifyRpcError, type Receipt } from '../../../chain/rpc.ts';
 import type { AppContext } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { NetworkRow, WalletRow } from '../../../db/schema.ts';
 import { assertNever } from '../../../lib/assert-never.ts';
 import { mapLimit } from '../../../lib/concurrency.ts';

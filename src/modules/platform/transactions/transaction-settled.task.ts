@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { TransactionRow, TransactionType } from '../../../db/schema.ts';
 import { defineTask, JobUuid } from '../../../jobs/task.ts';
 import { findTransaction } from './transactions.repository.ts';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { Database, WebhookDeliveryRow, WebhookRow } from '../../../db/schema.ts';
 import { enqueue } from '../../../jobs/enqueue.ts';
 import { printable } from '../../../lib/text.ts';

@@ -1,4 +1,4 @@
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { WebhookEventType } from '../../../db/schema.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
 import { MAX_ATTEMPTS, queueDelivery } from './webhook-delivery.service.ts';

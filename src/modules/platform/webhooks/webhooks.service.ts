@@ -1,6 +1,6 @@
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type {
   WebhookDeliveryRow,
   WebhookDeliveryStatus,

@@ -2,7 +2,7 @@ import { randomInt, timingSafeEqual } from 'node:crypto';
 import { getAddress, zeroAddress } from 'viem';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type {
   CollectionRow,
   EmailClaimRow,

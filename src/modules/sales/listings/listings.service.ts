@@ -2,7 +2,7 @@ import { type Abi, type Address, getAddress } from 'viem';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import { capabilitiesOf } from '../../../chain/capabilities.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { CollectionRow, ListingRow, PaymentProvider, TransactionRow } from '../../../db/schema.ts';
 import { checkedAddress } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';

@@ -1,5 +1,5 @@
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { ListingRow, PaymentProvider, PurchaseIntentRow } from '../../../db/schema.ts';
 import { ApiError } from '../../../lib/errors.ts';
 

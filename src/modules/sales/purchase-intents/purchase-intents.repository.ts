@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
-import { ASYNC_COMMIT, type Executor } from '../../../db/database.ts';
+import { ASYNC_COMMIT } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import { executePrepared } from '../../../db/prepared.ts';
 import type {
   FulfillmentMethod,

@@ -2,7 +2,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { type Address, getAddress, zeroAddress } from 'viem';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
-import { type Executor, logFlushed, type Tx, transactionFlushedAfterUnlock } from '../../../db/database.ts';
+import { logFlushed, transactionFlushedAfterUnlock } from '../../../db/database.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type {
   FulfillmentMethod,
   ItemRow,

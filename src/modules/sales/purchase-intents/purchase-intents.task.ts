@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import { enqueue } from '../../../jobs/enqueue.ts';
 import { defineTask, JobUuid } from '../../../jobs/task.ts';
 

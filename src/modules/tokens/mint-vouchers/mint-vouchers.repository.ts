@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import { sql } from 'kysely';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { MintVoucherRow, MintVouchersTable } from '../../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../../http/pagination.ts';
 

@@ -7,8 +7,8 @@ import {
 } from '../../../chain/mint-voucher.ts';
 import type { ChainClient } from '../../../chain/rpc.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
 import { isUniqueViolation } from '../../../db/errors.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type { MintVoucherRow, NetworkRow, VoucherHolderKind } from '../../../db/schema.ts';
 import { checkedAddress } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';

@@ -8,7 +8,7 @@ import {
   type TokenType,
 } from '../../../chain/capabilities.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../../db/executor.ts';
 import type {
   CollectionRow,
   ItemRow,

@@ -12,8 +12,8 @@ import { installTestPaymentProvider } from '../../../../../test/support/payment-
 import { createListing, createPaidListing } from '../../../../../test/support/sales.ts';
 import { insertItems } from '../../../../../test/support/token-requests.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../../../test/support/webhook-receiver.ts';
-import type { Executor } from '../../../../db/database.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../../../db/enums.ts';
+import type { Executor } from '../../../../db/executor.ts';
 import type { CollectionRow } from '../../../../db/schema.ts';
 import { settlementHandlers } from '../../../../wiring/settlement.ts';
 import { settleListingsOfDeployment } from '../../../sales/listings/listings.service.ts';

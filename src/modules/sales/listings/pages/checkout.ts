@@ -1,5 +1,5 @@
 import { formatUnits } from 'viem';
-import type { Executor } from '../../../../db/database.ts';
+import type { Executor } from '../../../../db/executor.ts';
 import type { App, RouteModule } from '../../../../http/types.ts';
 import { ApiError } from '../../../../lib/errors.ts';
 import { UUID_PATTERN } from '../../../../lib/ids.ts';
