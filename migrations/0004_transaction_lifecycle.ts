@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
-// Each transaction state holds the columns it guarantees (src/modules/transactions/
+// Each transaction state holds the columns it guarantees (src/modules/platform/transactions/
 // transaction-lifecycle.ts reads rows into the same variants): signed states have their nonce,
 // gas limit, raw bytes, hash and one fee model; SUBMITTED and COMPLETED their broadcast block;
 // COMPLETED its receipt; CANCELLED its reason. A PENDING row holds no nonce or signed bytes (a

@@ -6,7 +6,7 @@ import { crontabOf, taskListOf } from './jobs/runner.ts';
 import { uuidv7 } from './lib/ids.ts';
 import { Relayer } from './modules/platform/transactions/relayer.ts';
 import { TRANSACTIONS_CHANNEL } from './modules/platform/transactions/transactions.repository.ts';
-import { scheduleExpirySweep } from './modules/sales/purchase-intents/purchase-intents.task.ts';
+import { scheduleExpirySweep } from './modules/sales/purchase-intents/purchase-intents.jobs.ts';
 import { jobCatalog } from './wiring/jobs.ts';
 
 export interface WorkerOptions {
@@ -28,8 +28,8 @@ export async function buildWorker(
   database: DatabaseHandle,
   options: WorkerOptions = {},
 ): Promise<Worker> {
-  const webhookTasks = jobCatalog.filter((task) => task.runner === 'webhooks');
-  const defaultTasks = jobCatalog.filter((task) => task.runner !== 'webhooks');
+  const webhookTasks = jobCatalog.filter(({ job }) => job.runner === 'webhooks');
+  const defaultTasks = jobCatalog.filter(({ job }) => job.runner !== 'webhooks');
   const runner: Runner = await run({
     pgPool: database.pool,
     concurrency: options.concurrency ?? 4,

@@ -6,6 +6,7 @@ import type { AppContext } from '../src/context.ts';
 import { createDatabase } from '../src/db/database.ts';
 import type { MailOutboxRow } from '../src/db/schema.ts';
 import { enqueue } from '../src/jobs/enqueue.ts';
+import { sendMailJob } from '../src/modules/platform/mail/mail.jobs.ts';
 import { queueMail } from '../src/modules/platform/mail/mail.service.ts';
 import {
   claimDelivery,
@@ -14,7 +15,6 @@ import {
   recordDelivery,
   sendClaimedMail,
 } from '../src/modules/platform/mail/mail-delivery.service.ts';
-import { sendMailTask } from '../src/modules/platform/mail/send-mail.task.ts';
 import type { MailTransport, OutgoingMail } from '../src/providers/mail/transport.ts';
 import { platformFromAddress, platformMailTransports } from '../src/providers/mail/transports.ts';
 import { buildWorker, type Worker } from '../src/worker.ts';
@@ -230,7 +230,7 @@ describe('send_mail jobs through the worker', () => {
 
   it('retries a transport that keeps failing with backoff and leaves the message FAILED after the last attempt', async () => {
     const id = await queueWithoutJob(env);
-    await enqueue(env.database.db, sendMailTask, { outbox_id: id }, { jobKey: `mail:${id}`, maxAttempts: 2 });
+    await enqueue(env.database.db, sendMailJob, { outbox_id: id }, { jobKey: `mail:${id}`, maxAttempts: 2 });
     const row = await waitFor('the message to be FAILED', async () => {
       const current = await outbox(env, id);
       return current.status === 'FAILED' ? current : undefined;
@@ -246,7 +246,7 @@ describe('send_mail jobs through the worker', () => {
 
   it('refuses to enqueue a payload that does not match the task, adding nothing', async () => {
     await assert.rejects(
-      enqueue(env.database.db, sendMailTask, { outbox_id: 'not-an-id' }, { jobKey: 'refused' }),
+      enqueue(env.database.db, sendMailJob, { outbox_id: 'not-an-id' }, { jobKey: 'refused' }),
       /send_mail job refused: \/outbox_id: /,
     );
     const { rows } = await sql<{ n: string }>`

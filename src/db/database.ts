@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { Executor, Tx } from './executor.ts';
+import type { Tx } from './executor.ts';
 import { executePrepared, PreparingClient } from './prepared.ts';
 import type { Database } from './schema.ts';
 

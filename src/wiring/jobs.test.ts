@@ -5,7 +5,7 @@ import { jobCatalog } from './jobs.ts';
 
 describe('job catalog', () => {
   it('keeps the task names that queued jobs already carry', () => {
-    assert.deepEqual(jobCatalog.map((task) => task.name).sort(), [
+    assert.deepEqual(jobCatalog.map(({ job }) => job.name).sort(), [
       'cancel_payment_session',
       'deliver_purchase_intent',
       'deliver_webhook',
@@ -37,7 +37,7 @@ describe('job catalog', () => {
 
   it('runs webhook deliveries, and only them, on the webhooks runner', () => {
     assert.deepEqual(
-      jobCatalog.filter((task) => task.runner === 'webhooks').map((task) => task.name),
+      jobCatalog.filter(({ job }) => job.runner === 'webhooks').map(({ job }) => job.name),
       ['deliver_webhook'],
     );
   });

@@ -1,6 +1,6 @@
-import { maintenanceTask } from '../jobs/maintenance.task.ts';
-import type { TaskDefinition } from '../jobs/task.ts';
+import type { JobEntry } from '../jobs/job.ts';
 import { sendMailTask } from '../modules/platform/mail/send-mail.task.ts';
+import { maintenanceTask } from '../modules/platform/maintenance/maintenance.task.ts';
 import { retryProviderEventsTask } from '../modules/platform/provider-events/provider-events.task.ts';
 import { transactionSettledTask } from '../modules/platform/transactions/transaction-settled.task.ts';
 import { deliverWebhookTask } from '../modules/platform/webhooks/deliver-webhook.task.ts';
@@ -15,10 +15,11 @@ import {
 import { watchMintVouchersTask } from '../modules/tokens/mint-vouchers/mint-vouchers.task.ts';
 
 /**
- * Every background task the worker runs. A new task is declared with `defineTask` in its module's
- * `*.task.ts`, queued with `enqueue` in the transaction of the change that needs it, and listed here.
+ * Every job the worker runs, each declaration with its handler. A new job is declared with
+ * `declareJob` in its module's `<group>.jobs.ts`, queued with `enqueue` in the transaction of the
+ * change that needs it, handled in a `*.task.ts` beside it (`handleJob`), and listed here.
  */
-export const jobCatalog: readonly TaskDefinition[] = [
+export const jobCatalog: readonly JobEntry[] = [
   sendMailTask,
   transactionSettledTask,
   deliverWebhookTask,

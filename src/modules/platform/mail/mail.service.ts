@@ -3,8 +3,8 @@ import type { PageParams } from '../../../http/pagination.ts';
 import { enqueue } from '../../../jobs/enqueue.ts';
 import { templateForMail } from '../email-templates/email-templates.service.ts';
 import { findCampaign } from '../marketing-campaigns/marketing-campaigns.service.ts';
+import { sendMailJob } from './mail.jobs.ts';
 import { insertOutboxMail, listMailboxMessages } from './mail.repository.ts';
-import { sendMailTask } from './send-mail.task.ts';
 import { type RenderedMail, renderDefaultTemplate, renderTemplate, type TemplateType } from './templates.ts';
 
 export interface RenderMailInput {
@@ -83,7 +83,7 @@ export async function queueMail(db: Executor, input: QueueMailInput): Promise<st
     html: mail.html,
     text: mail.text,
   });
-  await enqueue(db, sendMailTask, { outbox_id: id }, { jobKey: `mail:${id}` });
+  await enqueue(db, sendMailJob, { outbox_id: id }, { jobKey: `mail:${id}` });
   return id;
 }
 

@@ -10,7 +10,7 @@ import type {
 import { type PageParams, type PageResult, paginate } from '../../../http/pagination.ts';
 import { enqueue, enqueueMany } from '../../../jobs/enqueue.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
-import { transactionSettledTask } from './transaction-settled.task.ts';
+import { transactionSettledJob } from './transactions.jobs.ts';
 
 /** NOTIFY channel the relayer listens on, so new work starts without waiting for a poll. */
 export const TRANSACTIONS_CHANNEL = 'transactions';
@@ -485,14 +485,14 @@ export async function releaseLeases(db: Executor, holder: string): Promise<void>
  * caller's transaction (the one that settles the row).
  */
 export function queueSettledJob(db: Executor, row: Pick<TransactionRow, 'id'>): Promise<void> {
-  return enqueue(db, transactionSettledTask, { transaction_id: row.id }, { jobKey: `settled:${row.id}` });
+  return enqueue(db, transactionSettledJob, { transaction_id: row.id }, { jobKey: `settled:${row.id}` });
 }
 
 /** queueSettledJob for many rows, in one statement. */
 export function queueSettledJobs(db: Executor, rows: readonly Pick<TransactionRow, 'id'>[]): Promise<void> {
   return enqueueMany(
     db,
-    transactionSettledTask,
+    transactionSettledJob,
     rows.map((row) => ({ payload: { transaction_id: row.id }, jobKey: `settled:${row.id}` })),
   );
 }

@@ -5,8 +5,8 @@ import type { Database, WebhookDeliveryRow, WebhookRow } from '../../../db/schem
 import { enqueue } from '../../../jobs/enqueue.ts';
 import { printable } from '../../../lib/text.ts';
 import { WEBHOOK_TIMEOUT_MS, type WebhookResponse } from '../../../providers/webhooks/sender.ts';
-import { deliverWebhookTask } from './deliver-webhook.task.ts';
 import { signedHeaders } from './webhook-signing.ts';
+import { deliverWebhookJob } from './webhooks.jobs.ts';
 import * as repo from './webhooks.repository.ts';
 
 /** Waits after failed attempts 1, 2…: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h. */
@@ -53,7 +53,7 @@ export function queueDelivery(
 ): Promise<void> {
   return enqueue(
     db,
-    deliverWebhookTask,
+    deliverWebhookJob,
     { delivery_id: delivery.id },
     {
       jobKey: `webhook:${delivery.id}`,

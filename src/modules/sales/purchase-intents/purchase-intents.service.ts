@@ -62,6 +62,7 @@ import {
   type PaymentSession,
   paymentSessionsOf,
 } from './payment-sessions.ts';
+import { cancelPaymentSessionJob, deliverPurchaseIntentJob } from './purchase-intents.jobs.ts';
 import * as repo from './purchase-intents.repository.ts';
 import type {
   CreatedPurchaseIntent,
@@ -70,7 +71,6 @@ import type {
   PublicPurchaseIntent,
   PurchaseIntent,
 } from './purchase-intents.schemas.ts';
-import { cancelPaymentSessionTask, deliverPurchaseIntentTask } from './purchase-intents.task.ts';
 
 /**
  * Purchase intents (docs/api.md#purchase-intents). An intent holds units of a listing (the
@@ -517,7 +517,7 @@ export async function confirmPurchaseIntent(
   if (intent.fulfillment_method !== 'VOUCHER')
     await enqueue(
       db,
-      deliverPurchaseIntentTask,
+      deliverPurchaseIntentJob,
       { purchase_intent_id: id },
       { jobKey: `deliver_purchase_intent:${id}` },
     );
@@ -689,7 +689,7 @@ export async function abandonPurchaseIntent(db: Executor, intentId: string): Pro
 async function enqueueSessionCancel(db: Executor, intentId: string): Promise<void> {
   await enqueue(
     db,
-    cancelPaymentSessionTask,
+    cancelPaymentSessionJob,
     { purchase_intent_id: intentId },
     { jobKey: `cancel_payment_session:${intentId}` },
   );

@@ -1,52 +1,35 @@
-import { Type } from '@sinclair/typebox';
-import type { Executor } from '../../../db/executor.ts';
-import { enqueue } from '../../../jobs/enqueue.ts';
-import { defineTask, JobUuid } from '../../../jobs/task.ts';
+import { handleJob } from '../../../jobs/job.ts';
+import {
+  cancelPaymentSessionJob,
+  deliverPurchaseIntentJob,
+  EXPIRY_SWEEP_MS,
+  expirePurchaseIntentJob,
+  expirePurchaseIntentsJob,
+  reconcilePurchasePaymentsJob,
+  scheduleExpirySweep,
+} from './purchase-intents.jobs.ts';
+import { deliverPurchaseIntent } from './purchase-intents.service.ts';
+import {
+  cancelPaymentSession,
+  expireDueIntents,
+  expireIntentWithProvider,
+  reconcilePendingPayments,
+} from './purchase-payments.service.ts';
 
-/**
- * The intents' background work. Handlers are loaded when a job runs: the service queues these
- * tasks, so importing it here would be an import cycle.
- */
-
-/** Delivers a confirmed intent (keyed by the intent: queued once, delivered once). */
-export const deliverPurchaseIntentTask = defineTask({
-  name: 'deliver_purchase_intent',
-  payload: Type.Object({ purchase_intent_id: JobUuid }),
-  async handler(payload, _helpers, ctx) {
-    const { deliverPurchaseIntent } = await import('./purchase-intents.service.ts');
+export const deliverPurchaseIntentTask = handleJob(
+  deliverPurchaseIntentJob,
+  async (payload, _helpers, ctx) => {
     await ctx.db.transaction().execute((tx) => deliverPurchaseIntent(tx, ctx, payload.purchase_intent_id));
   },
+);
+
+export const expirePurchaseIntentTask = handleJob(expirePurchaseIntentJob, async (payload, _helpers, ctx) => {
+  await expireIntentWithProvider(ctx.db, ctx, payload.purchase_intent_id);
 });
 
-/**
- * One intent's expiry: still PENDING and due, it becomes EXPIRED and its hold ends (a payment
- * provider's session is settled with the provider first; a provider out of reach retries the job).
- * Intents no longer queue it (the sweep expires them); it runs the jobs already queued.
- */
-export const expirePurchaseIntentTask = defineTask({
-  name: 'expire_purchase_intent',
-  payload: Type.Object({ purchase_intent_id: JobUuid }),
-  async handler(payload, _helpers, ctx) {
-    const { expireIntentWithProvider } = await import('./purchase-payments.service.ts');
-    await expireIntentWithProvider(ctx.db, ctx, payload.purchase_intent_id);
-  },
-});
-
-/** How long after its expiration a PENDING intent is expired at most, give or take a sweep. */
-export const EXPIRY_SWEEP_MS = 2_000;
-
-/**
- * The expiry sweep: every due PENDING intent expires and its hold ends. It queues itself again
- * EXPIRY_SWEEP_MS after each run (one chain, by its job key: a run queued again replaces the one
- * waiting); the worker starts the chain, and the minute's cron run restarts one lost to a crash.
- * An intent queues nothing when it is created: a hold costs no job.
- */
-export const expirePurchaseIntentsTask = defineTask({
-  name: 'expire_purchase_intents',
-  payload: Type.Object({ _cron: Type.Optional(Type.Unknown()) }),
-  schedule: '* * * * *',
-  async handler(_payload, _helpers, ctx) {
-    const { expireDueIntents } = await import('./purchase-payments.service.ts');
+export const expirePurchaseIntentsTask = handleJob(
+  expirePurchaseIntentsJob,
+  async (_payload, _helpers, ctx) => {
     try {
       const expired = await expireDueIntents(ctx.db, ctx);
       if (expired > 0) ctx.logger.info({ expired }, 'purchase intents expired');
@@ -56,35 +39,15 @@ export const expirePurchaseIntentsTask = defineTask({
     }
     await scheduleExpirySweep(ctx.db, EXPIRY_SWEEP_MS);
   },
+);
+
+export const cancelPaymentSessionTask = handleJob(cancelPaymentSessionJob, async (payload, _helpers, ctx) => {
+  await cancelPaymentSession(ctx.db, ctx, payload.purchase_intent_id);
 });
 
-/** Queues the expiry sweep (replacing the one waiting, if any) `delayMs` from now. */
-export async function scheduleExpirySweep(db: Executor, delayMs = 0): Promise<void> {
-  await enqueue(
-    db,
-    expirePurchaseIntentsTask,
-    {},
-    { jobKey: 'expire_purchase_intents', runAt: new Date(Date.now() + delayMs) },
-  );
-}
-
-/** Cancels the provider's session of an intent that ended here (keyed by the intent; retried). */
-export const cancelPaymentSessionTask = defineTask({
-  name: 'cancel_payment_session',
-  payload: Type.Object({ purchase_intent_id: JobUuid }),
-  async handler(payload, _helpers, ctx) {
-    const { cancelPaymentSession } = await import('./purchase-payments.service.ts');
-    await cancelPaymentSession(ctx.db, ctx, payload.purchase_intent_id);
-  },
-});
-
-/** Every five minutes: payable intents are asked about at their provider (a missed event). */
-export const reconcilePurchasePaymentsTask = defineTask({
-  name: 'reconcile_purchase_payments',
-  payload: Type.Object({ _cron: Type.Optional(Type.Unknown()) }),
-  schedule: '*/5 * * * *',
-  async handler(_payload, _helpers, ctx) {
-    const { reconcilePendingPayments } = await import('./purchase-payments.service.ts');
+export const reconcilePurchasePaymentsTask = handleJob(
+  reconcilePurchasePaymentsJob,
+  async (_payload, _helpers, ctx) => {
     await reconcilePendingPayments(ctx.db, ctx);
   },
-});
+);

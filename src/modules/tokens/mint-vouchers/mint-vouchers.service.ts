@@ -14,6 +14,7 @@ import { checkedAddress } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import { hitRateLimit, type RateLimit } from '../../../http/rate-limit.ts';
 import { iso } from '../../../http/schemas.ts';
+import { enqueue } from '../../../jobs/enqueue.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
 import { findCollection } from '../../catalog/collections/collections.service.ts';
@@ -37,6 +38,7 @@ import {
   organizationWalletOf,
   signerOf,
 } from '../../platform/wallets/wallets.service.ts';
+import { watchMintVouchersJob } from './mint-vouchers.jobs.ts';
 import * as repo from './mint-vouchers.repository.ts';
 import type { MintVoucherData, PublicMintVoucher, PublicMintVouchersQuery } from './mint-vouchers.schemas.ts';
 
@@ -406,11 +408,9 @@ export const WATCH_INTERVAL_MS = 2_000;
 
 /** Queues the network's watch (replacing any queued one: one per network). */
 export async function scheduleWatch(db: Executor, networkId: number, delayMs = 0): Promise<void> {
-  const { enqueue } = await import('../../../jobs/enqueue.ts');
-  const { watchMintVouchersTask } = await import('./mint-vouchers.task.ts');
   await enqueue(
     db,
-    watchMintVouchersTask,
+    watchMintVouchersJob,
     { network_id: networkId },
     { jobKey: `watch_mint_vouchers:${networkId}`, runAt: new Date(Date.now() + delayMs) },
   );

@@ -5,8 +5,8 @@ import { assertError } from '../../../../../test/assertions.ts';
 import { setupTest, type Tenant, type TestEnv } from '../../../../../test/harness.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../../../test/support/webhook-receiver.ts';
 import type { WebhookEventType } from '../../../../db/schema.ts';
-import { maintenanceTask } from '../../../../jobs/maintenance.task.ts';
 import { createWebhookSender, type WebhookSender } from '../../../../providers/webhooks/sender.ts';
+import { maintenanceTask } from '../../maintenance/maintenance.task.ts';
 import {
   DELIVERY_CLAIM_MS,
   type DeliveryOptions,

@@ -682,7 +682,7 @@ describe('email claims (database level: rules, links, PINs, reservations)', () =
   });
 
   it('the expiry task runs every minute and expires what is due', async () => {
-    assert.equal(expireEmailClaimsTask.schedule, '* * * * *');
+    assert.equal(expireEmailClaimsTask.job.schedule, '* * * * *');
     const due = await claim();
     const later = await claim();
     await db()

@@ -21,12 +21,9 @@ import type { RateLimit } from '../../../../http/rate-limit.ts';
 import { uuidv7 } from '../../../../lib/ids.ts';
 import { settlementHandlers } from '../../../../wiring/settlement.ts';
 import { expireDueClaims } from '../../email-claims/email-claims.service.ts';
+import { EXPIRY_SWEEP_MS } from '../purchase-intents.jobs.ts';
 import { confirmPurchaseIntent, deliverPurchaseIntent, LIMITS } from '../purchase-intents.service.ts';
-import {
-  deliverPurchaseIntentTask,
-  EXPIRY_SWEEP_MS,
-  expirePurchaseIntentsTask,
-} from '../purchase-intents.task.ts';
+import { deliverPurchaseIntentTask, expirePurchaseIntentsTask } from '../purchase-intents.task.ts';
 import { expireDueIntents } from '../purchase-payments.service.ts';
 
 // CARD_PROVIDER intents here go through an in-memory provider (card payments have their own tests).
