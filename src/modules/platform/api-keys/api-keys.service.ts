@@ -12,9 +12,11 @@ import { iso } from '../../../http/schemas.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { randomToken, uuidv7 } from '../../../lib/ids.ts';
 import { sha256 } from '../../../lib/secrets.ts';
-import { API_KEY_PREFIX } from '../auth/auth.service.ts';
 import * as repo from './api-keys.repository.ts';
 import type { ApiKey, CreateApiKeyBody, CreatedApiKey } from './api-keys.schemas.ts';
+
+/** What every API key begins with: a credential that does is looked up as a key, not a token. */
+export const API_KEY_PREFIX = 'tis_';
 
 /**
  * A key acts with its user's role, so its permissions are the role's (as listed: `inUse`, see

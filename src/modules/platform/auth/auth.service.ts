@@ -7,6 +7,7 @@ import type { OrganizationRow, UserRow } from '../../../db/schema.ts';
 import { checkRateLimit, hitRateLimit, type RateLimit } from '../../../http/rate-limit.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { sha256 } from '../../../lib/secrets.ts';
+import { API_KEY_PREFIX } from '../api-keys/api-keys.service.ts';
 import { queueMail } from '../mail/mail.service.ts';
 import { mailDate } from '../mail/templates.ts';
 import { findOrganization, toOrganization } from '../organizations/organizations.service.ts';
@@ -352,8 +353,6 @@ export async function getMe(
     }),
   };
 }
-
-export const API_KEY_PREFIX = 'tis_';
 
 /**
  * Resolves credentials to a principal, or undefined when they are missing, malformed, expired,
