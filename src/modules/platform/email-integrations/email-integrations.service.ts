@@ -10,7 +10,7 @@ import { uuidv7 } from '../../../lib/ids.ts';
 import { printable } from '../../../lib/text.ts';
 import { parseMailbox } from '../../../providers/mail/address.ts';
 import type { IntegrationSettings } from '../../../providers/mail/transport.ts';
-import { renderMail } from '../mail/mail.service.ts';
+import { recordIntegrationFailure, renderMail } from '../mail/mail.service.ts';
 import { findOrganization } from '../organizations/organizations.service.ts';
 import * as repo from './email-integrations.repository.ts';
 import {
@@ -197,15 +197,6 @@ export async function testEmailIntegration(
   } finally {
     await route.transport.close();
   }
-}
-
-/**
- * A send through the integration failed: the latest failure and when are kept on it
- * (last_error, last_error_at) and not cleared by later successes, so an admin can see what went
- * wrong and when, and compare it with the mail sent since.
- */
-export async function recordIntegrationFailure(db: Executor, id: string, message: string): Promise<void> {
-  await repo.recordEmailIntegrationError(db, id, printable(message).slice(0, 2000));
 }
 
 /** The integration as the transports take it, its secret decrypted. */

@@ -2,11 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../../db/executor.ts';
 import type { EmailTemplateRow, TemplateType } from '../../../db/schema.ts';
 
-export interface TemplateScope {
-  organizationId: string;
-  /** null: the organization's own version. */
-  campaignId: string | null;
-}
+import type { TemplateScope } from '../mail/mail.service.ts';
 
 function inScope(db: Executor, scope: TemplateScope) {
   const query = db
@@ -28,25 +24,6 @@ export function findTemplate(
 
 export function listTemplates(db: Executor, scope: TemplateScope): Promise<EmailTemplateRow[]> {
   return inScope(db, scope).execute();
-}
-
-/** The campaign's version, else the organization's: the fallback order of docs/api.md#templates. */
-export function findTemplateForMail(
-  db: Executor,
-  scope: TemplateScope,
-  type: TemplateType,
-): Promise<EmailTemplateRow | undefined> {
-  let query = db
-    .selectFrom('email_templates')
-    .selectAll()
-    .where('organization_id', '=', scope.organizationId)
-    .where('template_type', '=', type);
-  const campaignId = scope.campaignId;
-  query =
-    campaignId === null
-      ? query.where('campaign_id', 'is', null)
-      : query.where((eb) => eb.or([eb('campaign_id', 'is', null), eb('campaign_id', '=', campaignId)]));
-  return query.orderBy(sql`campaign_id IS NULL`).limit(1).executeTakeFirst();
 }
 
 export function insertTemplate(

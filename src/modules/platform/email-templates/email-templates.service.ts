@@ -8,13 +8,13 @@ import { paginateStatic } from '../../../http/static-pagination.ts';
 import { ApiError, type FieldError } from '../../../lib/errors.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
 import { printable } from '../../../lib/text.ts';
+import { storedTemplateForMail, type TemplateScope } from '../mail/mail.service.ts';
 import { sendMailNow } from '../mail/mail-delivery.service.ts';
 import {
   defaultTemplate,
   renderTemplate,
   TEMPLATE_TYPES,
   TEMPLATE_VARIABLES,
-  type TemplateSource,
   templateProblems,
 } from '../mail/templates.ts';
 import { getCampaign } from '../marketing-campaigns/marketing-campaigns.service.ts';
@@ -35,7 +35,7 @@ export const CAMPAIGN_TEMPLATE_TYPES: readonly TemplateType[] = [
   'CLAIMED_NFT',
 ];
 
-export type TemplateScope = repo.TemplateScope;
+export type { TemplateScope } from '../mail/mail.service.ts';
 
 /**
  * Whose templates a request addresses: the caller's organization's, or with campaign_id that
@@ -83,28 +83,13 @@ function toEmailTemplate(type: TemplateType, row: EmailTemplateRow | undefined):
   };
 }
 
-/**
- * The template mail of this type is rendered from: the campaign's version, else the
- * organization's, else the platform default (docs/api.md#templates).
- */
-export async function templateForMail(
-  db: Executor,
-  scope: TemplateScope,
-  type: TemplateType,
-): Promise<{ source: TemplateSource; custom: boolean }> {
-  const row = await repo.findTemplateForMail(db, scope, type);
-  return row
-    ? { source: { subject: row.subject, html: row.html }, custom: true }
-    : { source: defaultTemplate(type), custom: false };
-}
-
 /** What the scope's mail of the type looks like: for a campaign, its version or the fallback. */
 async function effectiveTemplate(
   db: Executor,
   scope: TemplateScope,
   type: TemplateType,
 ): Promise<EmailTemplate> {
-  return toEmailTemplate(type, await repo.findTemplateForMail(db, scope, type));
+  return toEmailTemplate(type, await storedTemplateForMail(db, scope, type));
 }
 
 /** Every type (a campaign: its three), in the order of TEMPLATE_TYPES, as its mail is rendered. */

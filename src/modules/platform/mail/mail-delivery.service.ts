@@ -4,7 +4,6 @@ import type { MailOutboxRow } from '../../../db/schema.ts';
 import { printable } from '../../../lib/text.ts';
 import { resolveSender } from '../../../providers/mail/address.ts';
 import { isPermanentMailFailure } from '../../../providers/mail/transport.ts';
-import { recordIntegrationFailure } from '../email-integrations/email-integrations.service.ts';
 import {
   claimOutboxMail,
   findOutboxMail,
@@ -13,6 +12,7 @@ import {
   markOutboxSent,
   type NewOutboxMail,
 } from './mail.repository.ts';
+import { recordIntegrationFailure } from './mail.service.ts';
 
 /**
  * How long a delivery owns a message it claimed: longer than any transport call may take (the

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../../db/executor.ts';
-import type { MailboxMessageRow, MailOutboxRow } from '../../../db/schema.ts';
+import type { EmailTemplateRow, MailboxMessageRow, MailOutboxRow, TemplateType } from '../../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../../http/pagination.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
 
@@ -129,4 +129,42 @@ export function listMailboxMessages(
     idKind: 'uuid',
     idValue: (r) => r.id,
   });
+}
+
+/** Whose templates: an organization's own (campaignId null), or one of its campaigns'. */
+export interface TemplateScope {
+  organizationId: string;
+  /** null: the organization's own version. */
+  campaignId: string | null;
+}
+
+/** The campaign's version, else the organization's: the fallback order of docs/api.md#templates. */
+export function findTemplateForMail(
+  db: Executor,
+  scope: TemplateScope,
+  type: TemplateType,
+): Promise<EmailTemplateRow | undefined> {
+  let query = db
+    .selectFrom('email_templates')
+    .selectAll()
+    .where('organization_id', '=', scope.organizationId)
+    .where('template_type', '=', type);
+  const campaignId = scope.campaignId;
+  query =
+    campaignId === null
+      ? query.where('campaign_id', 'is', null)
+      : query.where((eb) => eb.or([eb('campaign_id', 'is', null), eb('campaign_id', '=', campaignId)]));
+  return query.orderBy(sql`campaign_id IS NULL`).limit(1).executeTakeFirst();
+}
+
+/**
+ * A send through an email integration failed: the latest failure and when are kept on it, not
+ * cleared by later successes.
+ */
+export async function recordIntegrationError(db: Executor, id: string, error: string): Promise<void> {
+  await db
+    .updateTable('email_integrations')
+    .set({ last_error: error, last_error_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .execute();
 }

@@ -1,11 +1,63 @@
 import type { Executor } from '../../../db/executor.ts';
+import type { EmailTemplateRow } from '../../../db/schema.ts';
 import type { PageParams } from '../../../http/pagination.ts';
 import { enqueue } from '../../../jobs/enqueue.ts';
-import { templateForMail } from '../email-templates/email-templates.service.ts';
+import { printable } from '../../../lib/text.ts';
 import { findCampaign } from '../marketing-campaigns/marketing-campaigns.service.ts';
 import { sendMailJob } from './mail.jobs.ts';
-import { insertOutboxMail, listMailboxMessages } from './mail.repository.ts';
-import { type RenderedMail, renderDefaultTemplate, renderTemplate, type TemplateType } from './templates.ts';
+import {
+  findTemplateForMail,
+  insertOutboxMail,
+  listMailboxMessages,
+  recordIntegrationError,
+  type TemplateScope,
+} from './mail.repository.ts';
+import {
+  defaultTemplate,
+  type RenderedMail,
+  renderDefaultTemplate,
+  renderTemplate,
+  type TemplateSource,
+  type TemplateType,
+} from './templates.ts';
+
+export type { TemplateScope } from './mail.repository.ts';
+
+/**
+ * The stored template mail of this type is rendered from: the campaign's version, else the
+ * organization's (docs/api.md#templates); undefined: the platform default.
+ */
+export function storedTemplateForMail(
+  db: Executor,
+  scope: TemplateScope,
+  type: TemplateType,
+): Promise<EmailTemplateRow | undefined> {
+  return findTemplateForMail(db, scope, type);
+}
+
+/**
+ * The template mail of this type is rendered from: the campaign's version, else the
+ * organization's, else the platform default (docs/api.md#templates).
+ */
+export async function templateForMail(
+  db: Executor,
+  scope: TemplateScope,
+  type: TemplateType,
+): Promise<{ source: TemplateSource; custom: boolean }> {
+  const row = await findTemplateForMail(db, scope, type);
+  return row
+    ? { source: { subject: row.subject, html: row.html }, custom: true }
+    : { source: defaultTemplate(type), custom: false };
+}
+
+/**
+ * A send through an email integration failed: the latest failure and when are kept on it
+ * (last_error, last_error_at) and not cleared by later successes, so an admin can see what went
+ * wrong and when, and compare it with the mail sent since.
+ */
+export async function recordIntegrationFailure(db: Executor, id: string, message: string): Promise<void> {
+  await recordIntegrationError(db, id, printable(message).slice(0, 2000));
+}
 
 export interface RenderMailInput {
   organizationId: string | null;
