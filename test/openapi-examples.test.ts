@@ -4,12 +4,12 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { getAddress } from 'viem';
 import { buildApp } from '../src/app.ts';
-import { createAppContext } from '../src/context.ts';
 import { createDatabase } from '../src/db/database.ts';
-import { OPERATION_EXAMPLES } from '../src/http/openapi-examples.ts';
 import type { App } from '../src/http/types.ts';
 import { parseConfig } from '../src/lib/config.ts';
 import { createLogger } from '../src/lib/logger.ts';
+import { OPERATION_EXAMPLES } from '../src/wiring/examples.ts';
+import { createServiceContext } from '../src/wiring/ports.ts';
 
 interface Operation {
   operationId: string;
@@ -52,7 +52,7 @@ function* strings(value: unknown, path = ''): Generator<[string, string]> {
 }
 
 /**
- * The examples of docs/openapi.json (src/http/openapi-examples.ts): one for every operation, each
+ * The examples of docs/openapi.json (each module's <group>.examples.ts, merged by src/wiring/examples.ts): one for every operation, each
  * valid against its operation's schemas, so the reference never shows a body the service refuses
  * or never sends. No database: the document is built as `npm run openapi` builds it.
  */
@@ -70,7 +70,7 @@ describe('the OpenAPI examples', () => {
       PUBLIC_BASE_URL: 'http://localhost:8080',
     });
     database = createDatabase(config.databaseUrl!, { max: 1 });
-    app = await buildApp(createAppContext(config, database.db, createLogger('silent')));
+    app = await buildApp(createServiceContext(config, database.db, createLogger('silent')));
     await app.ready();
     doc = app.swagger() as unknown as Document;
     operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
@@ -100,7 +100,7 @@ describe('the OpenAPI examples', () => {
     assert.deepEqual(found, [], found.join('\n'));
   }
 
-  it('has an example for every operation (add it in src/http/openapi-examples.ts)', () => {
+  it('has an example for every operation (add it to the <group>.examples.ts of its module)', () => {
     const missing = operations.filter(({ op }) => !OPERATION_EXAMPLES[op.operationId]).map((o) => o.where);
     assert.deepEqual(missing, [], `operations without an example:\n${missing.join('\n')}`);
   });
