@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildApp } from '../src/app.ts';
-import { createAppContext } from '../src/context.ts';
 import { createDatabase } from '../src/db/database.ts';
 import { parseConfig } from '../src/lib/config.ts';
 import { createLogger } from '../src/lib/logger.ts';
+import { createServiceContext } from '../src/wiring/ports.ts';
 
 /**
  * `npm run openapi` writes docs/openapi.json from the routes' schemas; with `--check` it fails
@@ -19,7 +19,7 @@ const config = parseConfig({
   PUBLIC_BASE_URL: 'http://localhost:8080',
 });
 const database = createDatabase(config.databaseUrl!, { max: 1 });
-const app = await buildApp(createAppContext(config, database.db, createLogger('silent')));
+const app = await buildApp(createServiceContext(config, database.db, createLogger('silent')));
 await app.ready();
 const document = `${JSON.stringify(app.swagger(), null, 2)}\n`;
 await app.close();

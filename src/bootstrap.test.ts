@@ -8,10 +8,10 @@ import { createTestDatabase } from '../test/harness.ts';
 import { ROLE_IDS } from './access/permissions.ts';
 import { buildApp } from './app.ts';
 import { bootstrapAdmin, GENERATED_ADMIN_EMAIL } from './bootstrap.ts';
-import { createAppContext } from './context.ts';
 import { createDatabase, type DatabaseHandle } from './db/database.ts';
 import { type Config, parseConfig } from './lib/config.ts';
 import { createLogger } from './lib/logger.ts';
+import { createServiceContext } from './wiring/ports.ts';
 
 const SECRET_KEY = 'bootstrap-test-secret-key-0123456789abcdef';
 
@@ -135,7 +135,7 @@ describe('bootstrap admin (docs/api.md#authentication-and-roles)', () => {
       ['Platform'],
     );
 
-    const app = await buildApp(createAppContext(config, database.db, createLogger('silent')));
+    const app = await buildApp(createServiceContext(config, database.db, createLogger('silent')));
     try {
       const login = await app.inject({
         method: 'POST',

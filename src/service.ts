@@ -5,7 +5,7 @@ import { createTestClient, type Hex, http, parseEther } from 'viem';
 import { buildApp } from './app.ts';
 import { type BootstrapResult, bootstrapAdmin } from './bootstrap.ts';
 import { type DevAccount, type DevChain, startDevChain } from './chain/dev-chain.ts';
-import { type AppContext, createAppContext, type Deps } from './context.ts';
+import type { AppContext, Deps } from './context.ts';
 import { createDatabase, type DatabaseHandle } from './db/database.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.ts';
 import { isUniqueViolation } from './db/errors.ts';
@@ -14,6 +14,7 @@ import type { Config } from './lib/config.ts';
 import { chainClientOf, registerDevChainNetwork } from './modules/platform/networks/networks.service.ts';
 import { allowNetworkWithAutoFund } from './modules/platform/organizations/organizations.service.ts';
 import { ensurePlatformWallet } from './modules/platform/wallets/wallets.service.ts';
+import { createServiceContext } from './wiring/ports.ts';
 import { buildWorker, type Worker } from './worker.ts';
 
 export interface RunningService {
@@ -54,7 +55,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     const bootstrap = await bootstrapAdmin(database.db, config);
 
-    const ctx: AppContext = createAppContext(config, database.db, logger);
+    const ctx: AppContext = createServiceContext(config, database.db, logger);
     stops.push(() => ctx.mail.close());
     if (config.role !== 'worker') {
       // The API's credential cache serves only while it hears every invalidation.

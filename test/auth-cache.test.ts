@@ -4,10 +4,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { ROLE_IDS } from '../src/access/permissions.ts';
 import { buildApp } from '../src/app.ts';
-import { type AppContext, createAppContext } from '../src/context.ts';
+import type { AppContext } from '../src/context.ts';
 import { createDatabase, type DatabaseHandle } from '../src/db/database.ts';
 import type { App } from '../src/http/types.ts';
 import { createLogger } from '../src/lib/logger.ts';
+import { createServiceContext } from '../src/wiring/ports.ts';
 import { type Actor, setupTest, TEST_PASSWORD, type TestEnv, testConfig } from './harness.ts';
 import { enrolMfa } from './support/auth.ts';
 
@@ -29,7 +30,7 @@ interface Instance {
 async function secondInstance(env: TestEnv, overrides: Record<string, string> = {}): Promise<Instance> {
   const config = testConfig(env.databaseUrl, overrides);
   const database = createDatabase(env.databaseUrl, { max: 4 });
-  const ctx = createAppContext(config, database.db, createLogger('silent'));
+  const ctx = createServiceContext(config, database.db, createLogger('silent'));
   await ctx.credentials.listen(env.databaseUrl, ctx.logger);
   const app = await buildApp(ctx);
   await app.ready();

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../src/app.ts';
-import { createAppContext } from '../src/context.ts';
 import type { App } from '../src/http/types.ts';
 import { createLogger, redactUrl } from '../src/lib/logger.ts';
 import { checkAddress } from '../src/web/client/address.ts';
 import { decryptKeystore, encryptKeystore, type KeystoreV3 } from '../src/web/client/keystore.ts';
+import { createServiceContext } from '../src/wiring/ports.ts';
 import { setupTest, type TestEnv } from './harness.ts';
 
 const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
@@ -19,7 +19,7 @@ describe('the claim page', () => {
     env = await setupTest();
     // The same app with a logger at info level writing into memory: what the logs would hold.
     const logger = createLogger('info', { write: (line: string) => void logLines.push(line) });
-    app = await buildApp(createAppContext(env.ctx.config, env.database.db, logger));
+    app = await buildApp(createServiceContext(env.ctx.config, env.database.db, logger));
     await app.ready();
   });
   after(async () => {

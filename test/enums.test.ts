@@ -21,6 +21,8 @@ const CHECKED: Record<string, readonly string[]> = {
   'item_reservations.kind': enums.RESERVATION_KINDS,
   'mint_requests.state': enums.REQUEST_STATES,
   'transfer_requests.state': enums.REQUEST_STATES,
+  'mint_requests.owner_kind': enums.TOKEN_FLOW_OWNER_KINDS,
+  'transfer_requests.owner_kind': enums.TOKEN_FLOW_OWNER_KINDS,
   'email_integrations.provider': enums.EMAIL_PROVIDERS,
   'email_templates.template_type': enums.TEMPLATE_TYPES,
   'email_claims.tx_payer': enums.TX_PAYERS,

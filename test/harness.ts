@@ -4,7 +4,7 @@ import pg from 'pg';
 import { ROLE_IDS, type RoleName } from '../src/access/permissions.ts';
 import { buildApp } from '../src/app.ts';
 import { bootstrapAdmin } from '../src/bootstrap.ts';
-import { type AppContext, createAppContext } from '../src/context.ts';
+import type { AppContext, Ports } from '../src/context.ts';
 import { createDatabase, type DatabaseHandle } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
 import type { App } from '../src/http/types.ts';
@@ -15,6 +15,7 @@ import { hashPassword } from '../src/modules/platform/auth/auth.service.ts';
 import { signToken } from '../src/modules/platform/auth/tokens.ts';
 import { createOrganization } from '../src/modules/platform/organizations/organizations.service.ts';
 import { createUser as insertUser } from '../src/modules/platform/users/users.service.ts';
+import { createServiceContext } from '../src/wiring/ports.ts';
 import { findTestServer, withDatabase } from './postgres.ts';
 
 export const TEST_PASSWORD = 'correct horse battery';
@@ -136,11 +137,19 @@ export interface TestEnv {
   close(): Promise<void>;
 }
 
-export async function setupTest(configOverrides: Record<string, string> = {}): Promise<TestEnv> {
+export interface TestOptions {
+  /** Ports that replace the wiring's (an in-memory payment provider: test/support/payment-sessions.ts). */
+  ports?: Partial<Ports>;
+}
+
+export async function setupTest(
+  configOverrides: Record<string, string> = {},
+  options: TestOptions = {},
+): Promise<TestEnv> {
   const { url, drop } = await createTestDatabase();
   const config = testConfig(url, configOverrides);
   const database = createDatabase(url, { max: 10 });
-  const ctx: AppContext = createAppContext(config, database.db, createLogger('silent'));
+  const ctx: AppContext = createServiceContext(config, database.db, createLogger('silent'), options.ports);
   // As the API role does at start: the credential cache serves while it listens.
   await ctx.credentials.listen(url, ctx.logger);
   const bootstrap = await bootstrapAdmin(database.db, config);

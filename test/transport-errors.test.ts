@@ -4,10 +4,10 @@ import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import { buildApp } from '../src/app.ts';
-import { createAppContext } from '../src/context.ts';
 import type { App } from '../src/http/types.ts';
 import { ErrorBody, type ErrorCode } from '../src/lib/errors.ts';
 import { createLogger } from '../src/lib/logger.ts';
+import { createServiceContext } from '../src/wiring/ports.ts';
 import { setupTest, type TestEnv, testConfig } from './harness.ts';
 
 /**
@@ -143,7 +143,7 @@ describe('answers of the HTTP server and the framework, over a socket', () => {
 
   it('answers 503 UNAVAILABLE with the error body to a request that arrives while the service shuts down', async () => {
     // Its own instance: this one is closed by the test.
-    const ctx = createAppContext(testConfig(env.databaseUrl), env.database.db, createLogger('silent'));
+    const ctx = createServiceContext(testConfig(env.databaseUrl), env.database.db, createLogger('silent'));
     const app: App = await buildApp(ctx);
     await app.listen({ port: 0, host: '127.0.0.1' });
     const own = (app.server.address() as AddressInfo).port;
@@ -175,7 +175,7 @@ describe('answers of the HTTP server and the framework, over a socket', () => {
   });
 
   it('answers a request not received within the request timeout with 408 and the error body', async () => {
-    const ctx = createAppContext(testConfig(env.databaseUrl), env.database.db, createLogger('silent'));
+    const ctx = createServiceContext(testConfig(env.databaseUrl), env.database.db, createLogger('silent'));
     const app = await buildApp(ctx, { requestTimeoutMs: 300, connectionsCheckingIntervalMs: 50 });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const own = (app.server.address() as AddressInfo).port;

@@ -68,6 +68,12 @@ export const RESERVATION_KINDS = ['MINT', 'TRANSFER', 'LISTING', 'PURCHASE_INTEN
 /** mint_requests.state and transfer_requests.state */
 export const REQUEST_STATES = ['PENDING', 'SUBMITTED', 'COMPLETED', 'FAILED'] as const;
 
+/**
+ * mint_requests.owner_kind, transfer_requests.owner_kind: what a token flow's record delivers for,
+ * a request of its own or (owner_id) an email claim or a purchase intent.
+ */
+export const TOKEN_FLOW_OWNER_KINDS = ['REQUEST', 'EMAIL_CLAIM', 'PURCHASE_INTENT'] as const;
+
 /** email_integrations.provider (neutral names: Mailgun, Amazon SES, any SMTP server). */
 export const EMAIL_PROVIDERS = ['API_MAIL_PROVIDER', 'CLOUD_MAIL_PROVIDER', 'CUSTOM_SMTP'] as const;
 

@@ -19,6 +19,7 @@ import type {
   RESERVATION_KINDS,
   REVEAL_STRATEGIES,
   TEMPLATE_TYPES,
+  TOKEN_FLOW_OWNER_KINDS,
   TOKEN_ID_ASSIGNMENT_STRATEGIES,
   TOKEN_STATUSES,
   TOKEN_TYPES,
@@ -406,6 +407,7 @@ export interface ItemReservationsTable {
 }
 
 export type RequestState = (typeof REQUEST_STATES)[number];
+export type TokenFlowOwnerKind = (typeof TOKEN_FLOW_OWNER_KINDS)[number];
 
 /** mint_requests and transfer_requests share their columns. */
 export interface TokenRequestsTable {
@@ -416,6 +418,9 @@ export interface TokenRequestsTable {
   quantity: Uint256Column;
   to_address: string;
   transaction_id: string;
+  /** What the record delivers for: REQUEST (its own), or the claim or intent `owner_id`. */
+  owner_kind: Generated<TokenFlowOwnerKind>;
+  owner_id: string | null;
   state: Generated<RequestState>;
   failure_reason: string | null;
   created_at: Timestamp;

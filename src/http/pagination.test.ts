@@ -5,9 +5,9 @@ import { Value } from '@sinclair/typebox/value';
 import { assertError } from '../../test/assertions.ts';
 import { setupTest, type TestEnv, testConfig } from '../../test/harness.ts';
 import { buildApp } from '../app.ts';
-import { createAppContext } from '../context.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import { createLogger } from '../lib/logger.ts';
+import { createServiceContext } from '../wiring/ports.ts';
 import { listQueryProperties } from './pagination.ts';
 
 interface Page {
@@ -274,7 +274,7 @@ describe('pagination', () => {
     assert.equal(key.statusCode, 201, key.body);
     const apiKey = key.json().key as string;
     const instance = async (overrides: Record<string, string>) => {
-      const ctx = createAppContext(
+      const ctx = createServiceContext(
         testConfig(env.databaseUrl, overrides),
         env.database.db,
         createLogger('silent'),

@@ -12,7 +12,7 @@ import type {
 import { organizationWalletOf } from '../../src/modules/platform/wallets/wallets.service.ts';
 import { buildWorker, type Worker } from '../../src/worker.ts';
 import { insertCollection } from '../factories.ts';
-import { type Actor, setupTest, type TestEnv } from '../harness.ts';
+import { type Actor, setupTest, type TestEnv, type TestOptions } from '../harness.ts';
 import { CHAIN_ID, networkConfig } from '../relayer/harness.ts';
 import { startTestChain, type TestChain } from './anvil.ts';
 
@@ -53,8 +53,11 @@ export interface FlowTest {
   close(): Promise<void>;
 }
 
-export async function setupFlowTest(configOverrides: Record<string, string> = {}): Promise<FlowTest> {
-  const env = await setupTest(configOverrides);
+export async function setupFlowTest(
+  configOverrides: Record<string, string> = {},
+  options: TestOptions = {},
+): Promise<FlowTest> {
+  const env = await setupTest(configOverrides, options);
   const chain = await startTestChain();
   let worker: Worker | undefined;
   try {

@@ -6,7 +6,6 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { type Address, getAddress, parseAbi } from 'viem';
 import { freePort } from '../../src/lib/net.ts';
 import { expireIntentWithProvider } from '../../src/modules/sales/purchase-intents/purchase-payments.service.ts';
-import { voucherRedemptionHandlers } from '../../src/wiring/voucher-holders.ts';
 import { type FlowTest, setupFlowTest } from '../chain/flow.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { createPlatformAccount, PLATFORM_KEYS, setUpCardProvider } from '../support/card-provider.ts';
@@ -291,7 +290,7 @@ describe('the checkout page in a browser', { skip: browserUnavailable() }, () =>
     // The voucher's end, as its watcher settles it once the chain passes its expiry.
     await t.env.database.db
       .transaction()
-      .execute((tx) => voucherRedemptionHandlers.PURCHASE_INTENT.ended(tx, t.env.ctx, voucher));
+      .execute((tx) => t.env.ctx.ports.voucherHolders.PURCHASE_INTENT.ended(tx, t.env.ctx, voucher));
     await heading(page, 'This purchase expired');
     assert.equal(await page.locator('#cancel').isVisible(), false);
     await shot(page, 'expired');

@@ -1,11 +1,14 @@
-import type { ListingRow, PurchaseIntentRow } from '../../src/db/schema.ts';
-import type { ApiError } from '../../src/lib/errors.ts';
 import type {
   ExternalPaymentProvider,
   PaymentCheck,
   PaymentSessions,
-} from '../../src/modules/sales/purchase-intents/payment-sessions.ts';
-import { paymentSessions } from '../../src/wiring/payment-sessions.ts';
+  Ports,
+  ProviderEventProcessor,
+  ProviderWebhook,
+} from '../../src/context.ts';
+import type { ListingRow, PurchaseIntentRow } from '../../src/db/schema.ts';
+import type { ApiError } from '../../src/lib/errors.ts';
+import { PORTS } from '../../src/wiring/ports.ts';
 
 /** A session as the in-memory provider keeps it. */
 export interface TestSession {
@@ -97,21 +100,19 @@ export class TestPaymentProvider implements PaymentSessions {
 }
 
 /**
- * Puts an in-memory provider in the payment-session registry for `provider` (this test file's
- * process only); the returned function puts back what was there.
+ * An in-memory provider for `provider` and the ports that put it in place of the real one, for
+ * `setupTest(config, { ports })`; `providerEvents` is the ports' own copy, which a test may change.
  */
-export function installTestPaymentProvider(provider: ExternalPaymentProvider = 'CARD_PROVIDER'): {
+export function testPayments(provider: ExternalPaymentProvider = 'CARD_PROVIDER'): {
   payments: TestPaymentProvider;
-  restore: () => void;
+  ports: Partial<Ports> & { providerEvents: Partial<Record<ProviderWebhook, ProviderEventProcessor>> };
 } {
-  const previous = paymentSessions[provider];
   const payments = new TestPaymentProvider(provider);
-  paymentSessions[provider] = payments;
   return {
     payments,
-    restore: () => {
-      if (previous) paymentSessions[provider] = previous;
-      else delete paymentSessions[provider];
+    ports: {
+      paymentSessions: { ...PORTS.paymentSessions, [provider]: payments },
+      providerEvents: { ...PORTS.providerEvents },
     },
   };
 }

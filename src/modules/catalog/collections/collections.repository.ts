@@ -1,5 +1,5 @@
 import type { Insertable, Updateable } from 'kysely';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { CollectionRow, CollectionsTable } from '../../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../../http/pagination.ts';
 
@@ -20,16 +20,22 @@ export function findCollectionForUpdate(db: Executor, id: string): Promise<Colle
 }
 
 /** The collection whose deployment is the transaction `transactionId`, locked. */
-export function findCollectionByDeploymentForUpdate(
+function collectionByDeployment(db: Executor, transactionId: string) {
+  return db.selectFrom('collections').selectAll().where('deployment_transaction_id', '=', transactionId);
+}
+
+export function findCollectionByDeployment(
   db: Executor,
   transactionId: string,
 ): Promise<CollectionRow | undefined> {
-  return db
-    .selectFrom('collections')
-    .selectAll()
-    .where('deployment_transaction_id', '=', transactionId)
-    .forNoKeyUpdate()
-    .executeTakeFirst();
+  return collectionByDeployment(db, transactionId).executeTakeFirst();
+}
+
+export function findCollectionByDeploymentForUpdate(
+  db: Tx,
+  transactionId: string,
+): Promise<CollectionRow | undefined> {
+  return collectionByDeployment(db, transactionId).forNoKeyUpdate().executeTakeFirst();
 }
 
 export function insertCollection(db: Executor, row: Insertable<CollectionsTable>): Promise<CollectionRow> {

@@ -9,7 +9,7 @@ import {
 } from 'viem';
 import { capabilitiesOf } from '../../../chain/capabilities.ts';
 import { contractSymbol } from '../../../chain/probe.ts';
-import type { Deps } from '../../../context.ts';
+import type { Deps, SettlementHandler } from '../../../context.ts';
 import type { Executor } from '../../../db/executor.ts';
 import type { CollectionRow, TransactionRow } from '../../../db/schema.ts';
 import { chainClientOf, findNetwork } from '../../platform/networks/networks.service.ts';
@@ -19,61 +19,85 @@ import { emitEvent } from '../../platform/webhooks/webhook-events.service.ts';
 import * as repo from './collections.repository.ts';
 import { toCollection } from './collections.service.ts';
 
-/** What follows a DEPLOY transaction's settlement (registered in src/wiring/settlement.ts). */
-
 const GRANT_ROLE_ABI = parseAbi(['function grantRole(bytes32 role, address account)']);
 
+/** What the chain tells of a deployment before it settles: a CUSTOM contract's symbol. */
+export interface DeploymentReading {
+  symbol?: string;
+}
+
 /**
- * A DEPLOY transaction settled: the collection whose deployment it is moves from PENDING to
- * SUCCESS (address, capabilities from its ABI; the symbol of a CUSTOM contract read now) or
- * FAILED (reverted or cancelled). Other DEPLOY rows and collections no longer PENDING are left
- * alone, so a retried job changes nothing.
+ * What follows a DEPLOY transaction's settlement (the port's settlement handler of DEPLOY, before
+ * the listings'): `read` asks a CUSTOM contract its `symbol()` with no database transaction open;
+ * `settle` locks the collection whose deployment it is and moves it from PENDING to SUCCESS
+ * (address, capabilities from its ABI, the symbol read) or FAILED (reverted or cancelled). Other
+ * DEPLOY rows and collections no longer PENDING are left alone, so a retried job changes nothing.
  */
-export async function settleDeployment(db: Executor, deps: Deps, transaction: TransactionRow): Promise<void> {
-  const collection = await repo.findCollectionByDeploymentForUpdate(db, transaction.id);
-  if (collection?.deployment_status !== 'PENDING') return;
-  const succeeded =
+export const deploymentSettlement: SettlementHandler<DeploymentReading> = {
+  async read(db, deps, transaction) {
+    const collection = await repo.findCollectionByDeployment(db, transaction.id);
+    if (collection?.deployment_status !== 'PENDING' || collection.symbol !== null || !deployed(transaction))
+      return {};
+    const abi = (collection.abi ?? []) as Abi;
+    return { symbol: await readSymbol(db, deps, transaction.network_id, address(transaction), abi) };
+  },
+
+  async settle(db, _deps, transaction, reading) {
+    const collection = await repo.findCollectionByDeploymentForUpdate(db, transaction.id);
+    if (collection?.deployment_status !== 'PENDING') return;
+    if (!deployed(transaction)) {
+      const reason =
+        transaction.failure_reason ??
+        (transaction.state === 'CANCELLED'
+          ? 'the deployment was cancelled'
+          : 'the deployment reverted on chain');
+      const failed = await repo.updateCollection(db, collection.id, {
+        deployment_status: 'FAILED',
+        deployment_failure_reason: reason,
+      });
+      await emitDeploymentEvent(db, failed);
+      return;
+    }
+    const symbol = collection.symbol ?? reading?.symbol;
+    // Read before the lock for the collection as it was; a symbol still missing is read again.
+    if (symbol === undefined)
+      throw new Error(`deployment ${transaction.id}: the contract's symbol is not read yet`);
+    const abi = (collection.abi ?? []) as Abi;
+    const deployedCollection = await repo.updateCollection(db, collection.id, {
+      deployment_status: 'SUCCESS',
+      contract_address: address(transaction),
+      capabilities: capabilitiesOf(abi),
+      symbol,
+    });
+    await emitDeploymentEvent(db, deployedCollection);
+    if (collection.owner_address) {
+      // The requested owner administers the contract too (DEFAULT_ADMIN_ROLE is bytes32 0).
+      const wallet = await organizationWalletOf(db, collection.organization_id);
+      await queueTransaction(db, {
+        networkId: transaction.network_id,
+        wallet,
+        type: 'FUNCTION_EXECUTE',
+        to: address(transaction),
+        data: encodeFunctionData({
+          abi: GRANT_ROLE_ABI,
+          functionName: 'grantRole',
+          args: [zeroHash, collection.owner_address as Address],
+        }),
+      });
+    }
+  },
+};
+
+function deployed(transaction: TransactionRow): boolean {
+  return (
     transaction.state === 'COMPLETED' &&
     transaction.on_chain_status === 'SUCCESS' &&
-    transaction.contract_address !== null;
-  if (!succeeded) {
-    const reason =
-      transaction.failure_reason ??
-      (transaction.state === 'CANCELLED'
-        ? 'the deployment was cancelled'
-        : 'the deployment reverted on chain');
-    const failed = await repo.updateCollection(db, collection.id, {
-      deployment_status: 'FAILED',
-      deployment_failure_reason: reason,
-    });
-    await emitDeploymentEvent(db, failed);
-    return;
-  }
-  const address = getAddress(transaction.contract_address!);
-  const abi = (collection.abi ?? []) as Abi;
-  const symbol = collection.symbol ?? (await readSymbol(db, deps, transaction.network_id, address, abi));
-  const deployed = await repo.updateCollection(db, collection.id, {
-    deployment_status: 'SUCCESS',
-    contract_address: address,
-    capabilities: capabilitiesOf(abi),
-    symbol,
-  });
-  await emitDeploymentEvent(db, deployed);
-  if (collection.owner_address) {
-    // The requested owner administers the contract too (DEFAULT_ADMIN_ROLE is bytes32 0).
-    const wallet = await organizationWalletOf(db, collection.organization_id);
-    await queueTransaction(db, {
-      networkId: transaction.network_id,
-      wallet,
-      type: 'FUNCTION_EXECUTE',
-      to: address,
-      data: encodeFunctionData({
-        abi: GRANT_ROLE_ABI,
-        functionName: 'grantRole',
-        args: [zeroHash, collection.owner_address as Address],
-      }),
-    });
-  }
+    transaction.contract_address !== null
+  );
+}
+
+function address(transaction: TransactionRow): Address {
+  return getAddress(transaction.contract_address!);
 }
 
 /**

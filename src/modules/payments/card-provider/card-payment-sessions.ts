@@ -1,7 +1,6 @@
-import type { Deps } from '../../../context.ts';
+import type { Deps, PaymentCheck, PaymentSessions } from '../../../context.ts';
 import type { Executor } from '../../../db/executor.ts';
 import type { PurchaseIntentRow } from '../../../db/schema.ts';
-import type { PaymentCheck, PaymentSessions } from '../../sales/purchase-intents/payment-sessions.ts';
 import * as repo from './card-provider.repository.ts';
 import { credentialsOf, readyCardAccount, upstreamFailed } from './card-provider.service.ts';
 

@@ -1,13 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Kysely } from 'kysely';
-import type { Deps } from '../../../context.ts';
+import type { Deps, ProviderEventProcessor } from '../../../context.ts';
 import type { Database } from '../../../db/database.ts';
 import type { Executor } from '../../../db/executor.ts';
 import { UUID_PATTERN } from '../../../lib/ids.ts';
-import {
-  type ProviderEventProcessor,
-  receiveProviderEvent,
-} from '../../platform/provider-events/provider-events.service.ts';
+import { receiveProviderEvent } from '../../platform/provider-events/provider-events.service.ts';
 import {
   purchaseIntentOwner,
   recordPayment,

@@ -1,9 +1,9 @@
+import type { PaymentCheck, PaymentSessions } from '../../../context.ts';
 import type { Executor } from '../../../db/executor.ts';
 import type { ListingRow, PurchaseIntentRow } from '../../../db/schema.ts';
 import { iso } from '../../../http/schemas.ts';
 import { CryptoProviderError, type PaymentLink } from '../../../providers/crypto/crypto-payments.ts';
 import { findCollection } from '../../catalog/collections/collections.service.ts';
-import type { PaymentCheck, PaymentSessions } from '../../sales/purchase-intents/payment-sessions.ts';
 import { findCryptoAccount, getCryptoAccount } from './crypto-provider.service.ts';
 import { centsOfUsdc, usdcOfCents } from './usdc.ts';
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Deps } from '../../../context.ts';
+import type { Deps, ProviderWebhook } from '../../../context.ts';
 import type { Executor } from '../../../db/executor.ts';
 import type { Database, ProviderEventRow } from '../../../db/schema.ts';
 import { ApiError } from '../../../lib/errors.ts';
@@ -78,13 +78,6 @@ export async function markFailed(db: Executor, id: string, error: unknown): Prom
   await setProviderEventFailed(db, id, message);
 }
 
-/**
- * What a provider's module does with one of its recorded events (src/wiring/provider-event-processors.ts
- * lists them), in the transaction that marks it processed: it must act on the state it finds,
- * since a failed attempt is retried from the stored payload.
- */
-export type ProviderEventProcessor = (db: Executor, deps: Deps, event: ProviderEventRow) => Promise<void>;
-
 /** Attempts after which a failing event is left for an operator (its last_error says why). */
 export const MAX_PROVIDER_EVENT_ATTEMPTS = 25;
 
@@ -110,8 +103,7 @@ export async function processProviderEvent(db: Kysely<Database>, deps: Deps, id:
     return await db.transaction().execute(async (tx) => {
       const row = await lockUnprocessedProviderEvent(tx, id);
       if (!row) return false;
-      const { providerEventProcessors } = await import('../../../wiring/provider-event-processors.ts');
-      const processor = providerEventProcessors[row.provider as keyof typeof providerEventProcessors];
+      const processor = deps.ports.providerEvents[row.provider as ProviderWebhook];
       if (!processor) throw new Error(`no processor for ${row.provider} events`);
       await processor(tx, deps, row);
       await markProcessed(tx, id);

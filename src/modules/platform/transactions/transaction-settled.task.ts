@@ -1,31 +1,37 @@
+import type { Kysely } from 'kysely';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
-import type { TransactionRow, TransactionType } from '../../../db/schema.ts';
+import type { Database, TransactionRow } from '../../../db/schema.ts';
 import { handleJob } from '../../../jobs/job.ts';
 import { transactionSettledJob } from './transactions.jobs.ts';
 import { findTransaction } from './transactions.repository.ts';
 
-/** What a module does when a transaction it queued settles (COMPLETED or CANCELLED). */
-export type SettlementHandler = (db: Executor, deps: Deps, transaction: TransactionRow) => Promise<void>;
+function isSettled(row: TransactionRow | undefined): row is TransactionRow {
+  return row?.state === 'COMPLETED' || row?.state === 'CANCELLED';
+}
 
 /**
- * Every transaction type with its handlers (src/wiring/settlement.ts), an empty list where nothing
- * follows from the chain: a new transaction type that nobody decided about fails compilation.
+ * What follows a settled transaction (COMPLETED or CANCELLED): the handler of its type in the
+ * port `settlement` reads what it needs from outside first, with no database transaction open,
+ * then settles in one transaction that reads the row again. Safe to run again: handlers act only
+ * on the state they find still open.
  */
-export type SettlementHandlers = { readonly [T in TransactionType]: readonly SettlementHandler[] };
-
-export const transactionSettledTask = handleJob(transactionSettledJob, async (payload, _helpers, ctx) => {
-  const id = payload.transaction_id;
-  // Loaded when a job runs, not with this module: src/wiring/settlement.ts reaches every module's
-  // services, and they reach this module (the relayer enqueues this task), an import cycle.
-  const { settlementHandlers } = await import('../../../wiring/settlement.ts');
-  await ctx.db.transaction().execute(async (tx) => {
+export async function settleTransaction(db: Kysely<Database>, deps: Deps, id: string): Promise<void> {
+  const seen = await findTransaction(db, id);
+  if (!isSettled(seen)) return;
+  const handler = deps.ports.settlement[seen.type];
+  if (!handler) return;
+  const reading = handler.read ? await handler.read(db, deps, seen) : undefined;
+  await db.transaction().execute(async (tx) => {
     const row = await findTransaction(tx, id);
-    if (!row || (row.state !== 'COMPLETED' && row.state !== 'CANCELLED')) return;
-    for (const handle of settlementHandlers[row.type]) await handle(tx, ctx, row);
-    ctx.logger.debug(
+    if (!isSettled(row)) return;
+    await handler.settle(tx, deps, row, reading);
+    deps.logger.debug(
       { id, type: row.type, state: row.state, status: row.on_chain_status },
       'transaction settled',
     );
   });
-});
+}
+
+export const transactionSettledTask = handleJob(transactionSettledJob, (payload, _helpers, ctx) =>
+  settleTransaction(ctx.db, ctx, payload.transaction_id),
+);

@@ -221,14 +221,10 @@ export async function deactivateClaims(
 }
 
 /** The claims a delivery transaction carries, locked (settlement). */
-export function lockClaimsOfTransaction(db: Executor, transactionId: string): Promise<EmailClaimRow[]> {
-  return db
-    .selectFrom('email_claims')
-    .selectAll()
-    .where('transaction_id', '=', transactionId)
-    .orderBy('id')
-    .forUpdate()
-    .execute();
+/** The claims, locked in id order (the order every path that locks several takes). */
+export function lockClaims(db: Executor, ids: readonly string[]): Promise<EmailClaimRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('email_claims').selectAll().where('id', 'in', ids).orderBy('id').forUpdate().execute();
 }
 
 /**

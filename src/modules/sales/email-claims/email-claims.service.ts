@@ -1,7 +1,7 @@
 import { randomInt, timingSafeEqual } from 'node:crypto';
 import { getAddress, zeroAddress } from 'viem';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
-import type { Deps } from '../../../context.ts';
+import type { Deps, TokenFlowOwner, VoucherHolder } from '../../../context.ts';
 import type { Executor } from '../../../db/executor.ts';
 import type {
   CollectionRow,
@@ -9,7 +9,6 @@ import type {
   ItemRow,
   MintVoucherRow,
   OutboxStatus,
-  TransactionRow,
 } from '../../../db/schema.ts';
 import { checkedAddress } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
@@ -37,7 +36,6 @@ import { emitEvent } from '../../platform/webhooks/webhook-events.service.ts';
 import {
   findVoucher,
   issueVoucher,
-  type VoucherRedemptionHandler,
   voucherDataOf,
 } from '../../tokens/mint-vouchers/mint-vouchers.service.ts';
 import {
@@ -45,7 +43,6 @@ import {
   checkedQuantity,
   checkedRecipient,
   contractForFlow,
-  lockOpenTokenRequests,
   requestState,
   startTokenFlow,
 } from '../../tokens/token-flows/token-flows.service.ts';
@@ -474,12 +471,17 @@ export async function resendEmailClaim(
  * Revoke: deactivated as REVOKED, the item's reservation released at once (docs/api.md#email-claims);
  * a covered claim's units go back to its listing (endCoveredUnits).
  */
-export async function revokeEmailClaim(db: Executor, principal: Principal, id: string): Promise<EmailClaim> {
+export async function revokeEmailClaim(
+  db: Executor,
+  deps: Deps,
+  principal: Principal,
+  id: string,
+): Promise<EmailClaim> {
   const claim = await lockOwnClaim(db, principal, id);
   assertClaimable(claim, 'revoked');
   await repo.deactivateClaims(db, [id], 'REVOKED');
   await releaseReservations(db, id);
-  if (claim.covered_by !== null) await endCoveredUnits(db, claim.covered_by);
+  if (claim.covered_by !== null) await endCoveredUnits(db, deps, claim.covered_by);
   return toEmailClaim(await getView(db, id));
 }
 
@@ -489,7 +491,7 @@ export async function revokeEmailClaim(db: Executor, principal: Principal, id: s
  * rows a redeem holds are passed over (SKIP LOCKED) and the redeem itself refuses an expired
  * claim. Idempotent: a deactivated claim is not due any more. Returns how many expired.
  */
-export async function expireDueClaims(db: Executor, batch = 500): Promise<number> {
+export async function expireDueClaims(db: Executor, deps: Deps, batch = 500): Promise<number> {
   let total = 0;
   for (;;) {
     const expired = await db.transaction().execute(async (tx) => {
@@ -497,7 +499,7 @@ export async function expireDueClaims(db: Executor, batch = 500): Promise<number
       const ids = due.map((c) => c.id);
       await repo.deactivateClaims(tx, ids, 'EXPIRED');
       await releaseReservations(tx, ids);
-      for (const listingId of coveringListings(due)) await endCoveredUnits(tx, listingId);
+      for (const listingId of coveringListings(due)) await endCoveredUnits(tx, deps, listingId);
       for (const id of ids) await emitClaimEvent(tx, id, 'email_claim.expired');
       return ids.length;
     });
@@ -682,6 +684,7 @@ export async function redeemEmailClaim(
       quantity,
       to,
       ...(claim.covered_by === null ? { reservedBy: claim.id } : { coveredBy: claim.covered_by }),
+      owner: { kind: 'EMAIL_CLAIM', id: claim.id },
     });
     if (!record) throw new Error(`email claim ${claim.id}: the token flow started no record`);
     await repo.updateClaim(tx, claim.id, { transaction_id: record.transaction_id });
@@ -712,39 +715,29 @@ export function unitsOfCoveredClaims(
 // ---- Settlement ----
 
 /**
- * A delivery transaction (MINT or TRANSFER) settled. Runs before the token flow's own handler, in
- * the same database transaction, and acts only while the claim's record is still open, so a
- * settlement that runs twice acts once. Success: CLAIMED_NFT to the claim's email. Revert or
- * cancellation: the claim is reopened (unclaimed, the record's reservation moved back to it until
- * its expiration; the token flow then marks the record FAILED and the item mintable again), or
- * deactivated as EXPIRED when its expiration has passed (the token flow releases the item). A
- * covered claim's units stay under its listing's reservation throughout; once delivered or
- * expired, an ended listing may let the item go (endCoveredUnits).
+ * The claims' delivery records settled (the port tokenFlowOwners' EMAIL_CLAIM): the records are
+ * closed already, and this runs once for them, in the settlement's database transaction.
+ * Success: CLAIMED_NFT to the claim's email. Revert or cancellation: the claim is reopened
+ * (unclaimed, the item reserved for it again until its expiration: the token flow made it
+ * mintable again), or deactivated as EXPIRED when its expiration has passed (the item stays
+ * free). A covered claim's units stay under its listing's reservation throughout; once delivered
+ * or expired, an ended listing may let the item go (endCoveredUnits).
  */
-export async function settleEmailClaimDelivery(
-  db: Executor,
-  _deps: Deps,
-  transaction: TransactionRow,
-): Promise<void> {
-  if (transaction.type !== 'MINT' && transaction.type !== 'TRANSFER') return;
-  const claims = await repo.lockClaimsOfTransaction(db, transaction.id);
-  if (claims.length === 0) return;
-  const open = await lockOpenTokenRequests(db, transaction.type, transaction.id);
-  const succeeded = transaction.state === 'COMPLETED' && transaction.on_chain_status === 'SUCCESS';
+export const emailClaimFlowOwner: TokenFlowOwner = async (db, deps, { transaction, succeeded, records }) => {
+  const claims = await repo.lockClaims(
+    db,
+    records.map((record) => record.owner_id!),
+  );
   const now = new Date();
   for (const claim of claims) {
-    const record = open.find((r) => r.item_id === claim.item_id);
-    if (!record || claim.claimed_at === null) continue;
+    if (claim.claimed_at === null) continue;
     if (succeeded) {
       await mailClaimed(db, claim, transaction.tx_hash ?? '');
-      if (claim.covered_by !== null) await endCoveredUnits(db, claim.covered_by, claim.id);
+      if (claim.covered_by !== null) await endCoveredUnits(db, deps, claim.covered_by, claim.id);
     } else if (claim.expiration > now && claim.active) {
       // A covered claim's units never left its listing's reservation.
       if (claim.covered_by === null)
-        await moveReservations(db, {
-          from: record.id,
-          kind: 'EMAIL_CLAIM',
-          to: new Map([[claim.item_id, claim.id]]),
+        await reserveItems(db, [{ id: claim.item_id }], 'EMAIL_CLAIM', claim.id, BigInt(claim.quantity), {
           expiresAt: claim.expiration,
         });
       await repo.updateClaim(db, claim.id, { claimed_at: null });
@@ -754,11 +747,11 @@ export async function settleEmailClaimDelivery(
         active: false,
         deactivation_reason: 'EXPIRED',
       });
-      if (claim.covered_by !== null) await endCoveredUnits(db, claim.covered_by, claim.id);
+      if (claim.covered_by !== null) await endCoveredUnits(db, deps, claim.covered_by, claim.id);
       await emitClaimEvent(db, claim.id, 'email_claim.expired');
     }
   }
-}
+};
 
 /** CLAIMED_NFT to the claim's email: the token reached `toAddress` in `txHash`. */
 async function mailClaimed(db: Executor, claim: EmailClaimRow, txHash: string): Promise<void> {
@@ -786,7 +779,7 @@ async function mailClaimed(db: Executor, claim: EmailClaimRow, txHash: string): 
  * Cancelled (its nonce went to another voucher): the claim is reopened while before its
  * expiration (the reservation kept, a new PIN needed to redeem again), else expired.
  */
-export const emailClaimVoucherHandler: VoucherRedemptionHandler = {
+export const emailClaimVoucherHandler: VoucherHolder = {
   async redeemed(db, _deps, voucher) {
     const claim = await repo.lockClaim(db, voucher.holder_id);
     if (!claim || claim.voucher_id !== voucher.id || claim.claimed_at === null) return;

@@ -2,6 +2,7 @@ import { type Abi, type Address, getAddress } from 'viem';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import { capabilitiesOf } from '../../../chain/capabilities.ts';
 import type { Deps } from '../../../context.ts';
+import { EXTERNAL_PAYMENT_PROVIDERS, paymentSessionsOf } from '../../../context.ts';
 import type { Executor } from '../../../db/executor.ts';
 import type { CollectionRow, ListingRow, PaymentProvider, TransactionRow } from '../../../db/schema.ts';
 import { checkedAddress } from '../../../http/inputs.ts';
@@ -21,13 +22,6 @@ import { collectionOfSelection, parseItemSelection } from '../../catalog/items/i
 import { findCampaign } from '../../platform/marketing-campaigns/marketing-campaigns.service.ts';
 import { findOrganization } from '../../platform/organizations/organizations.service.ts';
 import { emitEvent } from '../../platform/webhooks/webhook-events.service.ts';
-import { unitsOfCoveredClaims } from '../email-claims/email-claims.service.ts';
-import { EXTERNAL_PAYMENT_PROVIDERS, paymentSessionsOf } from '../purchase-intents/payment-sessions.ts';
-import {
-  cancelPendingIntentsOfListing,
-  lockPendingIntentsOfListing,
-  unitsInDelivery,
-} from '../purchase-intents/purchase-intents.service.ts';
 import * as repo from './listings.repository.ts';
 import {
   type CreateListingBody,
@@ -219,7 +213,7 @@ async function checkProviders(
 ): Promise<void> {
   for (const provider of EXTERNAL_PAYMENT_PROVIDERS)
     if (providers.includes(provider))
-      await (await paymentSessionsOf(provider)).assertReady(db, deps, collection.organization_id);
+      await paymentSessionsOf(deps, provider).assertReady(db, deps, collection.organization_id);
   if (providers.includes('MINT_VOUCHER')) {
     const organization = await findOrganization(db, collection.organization_id);
     if (!organization?.payout_address)
@@ -392,20 +386,25 @@ export async function editListing(
  * (their holds end) and the items the listing still holds are released, except an ERC-1155 item
  * while units sold may still be delivered (endCoveredUnits).
  */
-export async function cancelListing(db: Executor, principal: Principal, id: string): Promise<Listing> {
+export async function cancelListing(
+  db: Executor,
+  deps: Deps,
+  principal: Principal,
+  id: string,
+): Promise<Listing> {
   const seen = await repo.findListing(db, id);
   if (!seen) throw new ApiError('NOT_FOUND', 'listing not found');
   assertOrganizationAccess(principal, seen.organization_id, 'listing');
   // Its PENDING intents are locked before the listing, the order every intent's path takes
   // (intent, then its listing): a confirmation or an expiry in flight finishes first, no deadlock.
-  await lockPendingIntentsOfListing(db, id);
+  await deps.ports.listingDeliveries.lockPendingIntents(db, id);
   const row = await lockOwnListing(db, principal, id);
   if (row.status !== 'PENDING_TX' && row.status !== 'ACTIVE')
     throw new ApiError('INVALID_STATE', `a ${row.status} listing cannot be cancelled`);
-  await cancelPendingIntentsOfListing(db, id);
+  await deps.ports.listingDeliveries.cancelPendingIntents(db, id);
   await repo.updateListing(db, id, { status: 'CANCELLED', quantity_held: 0 });
   if (row.item_id === null) await releaseReservations(db, id);
-  else await endCoveredUnits(db, id);
+  else await endCoveredUnits(db, deps, id);
   return emitListingEvent(db, id, 'listing.cancelled');
 }
 
@@ -422,7 +421,12 @@ export async function cancelListing(db: Executor, principal: Principal, id: stri
  * again. A listing still selling keeps the item. Runs under the listing's row lock; `except`: a
  * claim its caller is finishing in this transaction.
  */
-export async function endCoveredUnits(db: Executor, listingId: string, except?: string): Promise<void> {
+export async function endCoveredUnits(
+  db: Executor,
+  deps: Deps,
+  listingId: string,
+  except?: string,
+): Promise<void> {
   // Collection-level listings sell ERC-721 items, each moved to its buyer: nothing is covered.
   const seen = await repo.findListing(db, listingId);
   if (seen?.item_id == null) return;
@@ -431,7 +435,7 @@ export async function endCoveredUnits(db: Executor, listingId: string, except?: 
   const collection = await findCollection(db, listing.collection_id);
   const units =
     collection?.token_type === 'ERC1155'
-      ? (await unitsInDelivery(db, listingId)) + (await unitsOfCoveredClaims(db, listingId, except))
+      ? await deps.ports.listingDeliveries.unitsOwed(db, listingId, except)
       : 0n;
   if (units === 0n) await releaseReservations(db, listingId);
   else await setReservedQuantity(db, listingId, units);

@@ -212,11 +212,13 @@ export async function unitsInDelivery(db: Executor, listingId: string): Promise<
 }
 
 /** Intents a delivery transaction carries, still being fulfilled, locked (settlement). */
-export function lockIntentsOfTransaction(db: Executor, transactionId: string): Promise<PurchaseIntentRow[]> {
+/** The intents still in delivery (ASSIGNED) among `ids`, locked in id order. */
+export function lockAssignedIntents(db: Executor, ids: readonly string[]): Promise<PurchaseIntentRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('purchase_intents')
     .selectAll()
-    .where(sql<boolean>`transaction_ids @> ARRAY[${transactionId}]::uuid[]`)
+    .where('id', 'in', ids)
     .where('fulfillment_status', '=', 'ASSIGNED')
     .orderBy('id')
     .forUpdate()

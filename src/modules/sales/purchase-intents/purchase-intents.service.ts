@@ -1,7 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import { type Address, getAddress, zeroAddress } from 'viem';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
-import type { Deps } from '../../../context.ts';
+import type { Deps, TokenFlowOwner, VoucherHolder } from '../../../context.ts';
+import {
+  type ExternalPaymentProvider,
+  isExternalPaymentProvider,
+  type PaymentSession,
+  paymentSessionsOf,
+} from '../../../context.ts';
 import { logFlushed, transactionFlushedAfterUnlock } from '../../../db/database.ts';
 import type { Executor, Tx } from '../../../db/executor.ts';
 import type {
@@ -11,7 +17,6 @@ import type {
   MintVoucherRow,
   PaymentProvider,
   PurchaseIntentRow,
-  TransactionRow,
 } from '../../../db/schema.ts';
 import { checkedAddress } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
@@ -30,14 +35,10 @@ import {
 } from '../../catalog/items/item-flows.service.ts';
 import { findTransaction } from '../../platform/transactions/transactions.service.ts';
 import { emitEvent, hasEventSubscriber } from '../../platform/webhooks/webhook-events.service.ts';
-import {
-  issueVoucher,
-  type VoucherRedemptionHandler,
-} from '../../tokens/mint-vouchers/mint-vouchers.service.ts';
+import { issueVoucher } from '../../tokens/mint-vouchers/mint-vouchers.service.ts';
 import {
   contractForFlow,
   hasOpenTokenRequests,
-  lockOpenTokenRequests,
   startTokenFlow,
 } from '../../tokens/token-flows/token-flows.service.ts';
 import { createSaleClaim } from '../email-claims/email-claims.service.ts';
@@ -56,12 +57,6 @@ import {
   sellHeld,
   unitsOfBuyer,
 } from '../listings/listings.service.ts';
-import {
-  type ExternalPaymentProvider,
-  isExternalPaymentProvider,
-  type PaymentSession,
-  paymentSessionsOf,
-} from './payment-sessions.ts';
 import { cancelPaymentSessionJob, deliverPurchaseIntentJob } from './purchase-intents.jobs.ts';
 import * as repo from './purchase-intents.repository.ts';
 import type {
@@ -222,7 +217,7 @@ async function sessionSeconds(
     session.provider_override[provider] ??
     session.timeout_seconds ??
     (isExternalPaymentProvider(provider)
-      ? await (await paymentSessionsOf(provider)).defaultSessionSeconds(db, deps, listing.organization_id)
+      ? await paymentSessionsOf(deps, provider).defaultSessionSeconds(db, deps, listing.organization_id)
       : undefined);
   return seconds ?? POLICY_LIMITS.defaultSessionSeconds;
 }
@@ -481,7 +476,7 @@ export type ConfirmOutcome = 'CONFIRMED' | 'ALREADY_CONFIRMED' | 'UNRESOLVED';
  */
 export async function confirmPurchaseIntent(
   db: Executor,
-  _deps: Deps,
+  deps: Deps,
   id: string,
   session?: { provider: ExternalPaymentProvider; reference: string },
 ): Promise<ConfirmOutcome> {
@@ -512,7 +507,7 @@ export async function confirmPurchaseIntent(
     ...references,
   });
   // Sold out: the listing keeps its ERC-1155 item only for the deliveries still owed (this one too).
-  if (sold.status === 'COMPLETE') await endCoveredUnits(db, listing.id);
+  if (sold.status === 'COMPLETE') await endCoveredUnits(db, deps, listing.id);
   await emitIntentEvent(db, id, 'purchase_intent.confirmed');
   if (intent.fulfillment_method !== 'VOUCHER')
     await enqueue(
@@ -717,7 +712,7 @@ export async function deliverPurchaseIntent(db: Executor, deps: Deps, id: string
   const fail = async (reason: string) => {
     await repo.updateIntent(db, id, { fulfillment_status: 'EXCEPTION', fulfillment_error: reason });
     // Undeliverable: an ended ERC-1155 listing no longer keeps units for this sale.
-    if (erc1155) await endCoveredUnits(db, listing.id);
+    if (erc1155) await endCoveredUnits(db, deps, listing.id);
   };
   if (intent.fulfillment_method === 'EMAIL') {
     const expiration = new Date(Date.now() + policyOf(listing).email_claim_duration * 1000);
@@ -765,6 +760,7 @@ export async function deliverPurchaseIntent(db: Executor, deps: Deps, id: string
       quantity,
       to,
       ...(erc1155 ? { coveredBy: listing.id } : { reservedBy: id }),
+      owner: { kind: 'PURCHASE_INTENT', id },
     });
     for (const record of records) transactionIds.add(record.transaction_id);
   }
@@ -772,22 +768,17 @@ export async function deliverPurchaseIntent(db: Executor, deps: Deps, id: string
 }
 
 /**
- * Settlement of a MINT or TRANSFER transaction that delivers intents (runs before the token
- * flow's handler, while its records are open, so it acts once): a failure is EXCEPTION with the
- * reason; success is COMPLETED once every transaction of the intent succeeded.
+ * The intents' delivery records settled (the port tokenFlowOwners' PURCHASE_INTENT): the records
+ * are closed already, and this runs once for them, in the settlement's database transaction. A
+ * failure is EXCEPTION with the reason; success is COMPLETED once every transaction of the intent
+ * succeeded and its records are closed (the last one's settlement sees the others closed).
  */
-export async function settlePurchaseDelivery(
-  db: Executor,
-  _deps: Deps,
-  transaction: TransactionRow,
-): Promise<void> {
-  if (transaction.type !== 'MINT' && transaction.type !== 'TRANSFER') return;
-  // Its own open records, then the intents: every delivery's settlement locks in this order.
-  const open = await lockOpenTokenRequests(db, transaction.type, transaction.id);
-  if (open.length === 0) return;
-  const intents = await repo.lockIntentsOfTransaction(db, transaction.id);
-  if (intents.length === 0) return;
-  const succeeded = transaction.state === 'COMPLETED' && transaction.on_chain_status === 'SUCCESS';
+export const purchaseIntentFlowOwner: TokenFlowOwner = async (
+  db,
+  deps,
+  { transaction, succeeded, records },
+) => {
+  const intents = await repo.lockAssignedIntents(db, [...new Set(records.map((record) => record.owner_id!))]);
   const ended = new Set<string>();
   for (const intent of intents) {
     if (!succeeded) {
@@ -805,8 +796,8 @@ export async function settlePurchaseDelivery(
     for (const other of intent.transaction_ids) {
       if (other === transaction.id) continue;
       const row = await findTransaction(db, other);
-      // Settled means its records too: their settlement job finishes the items (MINTED, owner)
-      // and, running after this one, completes the intent when it sees this side closed.
+      // Settled means its records too: their settlement finishes the items (MINTED, owner) and,
+      // when it runs after this one, completes the intent seeing this side closed.
       if (
         row?.state !== 'COMPLETED' ||
         row.on_chain_status !== 'SUCCESS' ||
@@ -823,8 +814,8 @@ export async function settlePurchaseDelivery(
     }
   }
   // Deliveries that ended: an ended ERC-1155 listing kept its item for them (endCoveredUnits).
-  for (const listingId of [...ended].sort()) await endCoveredUnits(db, listingId);
-}
+  for (const listingId of [...ended].sort()) await endCoveredUnits(db, deps, listingId);
+};
 
 /**
  * Ends a PENDING intent's hold: the units return to the listing, assigned items to its
@@ -977,7 +968,7 @@ export async function listPurchaseIntents(
  * intent is CONFIRMED with its fulfilment COMPLETED, or UNRESOLVED when the buyer had cancelled it.
  * Ended unredeemed: a PENDING intent is EXPIRED, and the hold ends (the item back to the listing).
  */
-export const purchaseIntentVoucherHandler: VoucherRedemptionHandler = {
+export const purchaseIntentVoucherHandler: VoucherHolder = {
   async redeemed(db, _deps, voucher: MintVoucherRow) {
     const intent = await repo.lockIntent(db, voucher.holder_id);
     if (!intent || (intent.status !== 'PENDING' && intent.status !== 'CANCELLED')) return;

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Deps } from '../../../context.ts';
-import type { Database, PurchaseIntentRow } from '../../../db/schema.ts';
-import { ApiError } from '../../../lib/errors.ts';
 import {
   isExternalPaymentProvider,
   type PaymentCheck,
   type PaymentSession,
   paymentSessionsOf,
-} from './payment-sessions.ts';
+} from '../../../context.ts';
+import type { Database, PurchaseIntentRow } from '../../../db/schema.ts';
+import { ApiError } from '../../../lib/errors.ts';
 import * as repo from './purchase-intents.repository.ts';
 import type { CreatedPurchaseIntent } from './purchase-intents.schemas.ts';
 import {
@@ -46,7 +46,7 @@ export async function openPaymentSession(
   if (!isExternalPaymentProvider(provider)) return answer;
   let session: PaymentSession;
   try {
-    session = await (await paymentSessionsOf(provider)).open(db, deps, intent, listing);
+    session = await paymentSessionsOf(deps, provider).open(db, deps, intent, listing);
   } catch (error) {
     await db.transaction().execute((tx) => abandonPurchaseIntent(tx, intent.id));
     if (error instanceof ApiError) throw error;
@@ -76,7 +76,7 @@ async function askProvider(
   const provider = intent.payment_provider;
   const reference = paymentReferenceOf(intent);
   if (reference === null) return { check: { state: 'CLOSED' } };
-  const sessions = await paymentSessionsOf(provider);
+  const sessions = paymentSessionsOf(deps, provider);
   let check = await sessions.check(db, deps, intent);
   if (check.state === 'OPEN' && options.close) {
     await sessions.cancel(db, deps, intent);

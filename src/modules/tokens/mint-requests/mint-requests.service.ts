@@ -1,15 +1,11 @@
 import type { Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
 import type { Executor } from '../../../db/executor.ts';
-import type { TransactionRow } from '../../../db/schema.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
-import { emitEvent } from '../../platform/webhooks/webhook-events.service.ts';
 import {
-  findTokenRequests,
   getTokenRequest,
   listTokenRequests,
   requestTokens,
-  settleMintTransaction,
   type TokenRequestFilters,
   type TokenRequestView,
   tokenRequestRecord,
@@ -42,24 +38,4 @@ export async function listMintRequests(
 ): Promise<PageResult<MintRequest>> {
   const result = await listTokenRequests(db, principal, 'MINT', page, filters);
   return { ...result, results: result.results.map(toMintRequest) };
-}
-
-/**
- * A MINT transaction settled (src/wiring/settlement.ts): its requests follow it (token-flows), and each
- * one this settlement moved emits mint_request.completed or mint_request.failed in the same database
- * transaction.
- */
-export async function settleMintRequests(
-  db: Executor,
-  deps: Deps,
-  transaction: TransactionRow,
-): Promise<void> {
-  const settled = await settleMintTransaction(db, deps, transaction);
-  for (const view of await findTokenRequests(db, 'MINT', settled))
-    await emitEvent(db, {
-      organizationId: view.organization_id,
-      type: view.state === 'COMPLETED' ? 'mint_request.completed' : 'mint_request.failed',
-      resourceId: view.id,
-      data: toMintRequest(view),
-    });
 }

@@ -6,9 +6,9 @@ import {
   signMintVoucher,
 } from '../../../chain/mint-voucher.ts';
 import type { ChainClient } from '../../../chain/rpc.ts';
-import type { Deps } from '../../../context.ts';
+import type { Deps, VoucherHolders } from '../../../context.ts';
 import { isUniqueViolation } from '../../../db/errors.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { MintVoucherRow, NetworkRow, VoucherHolderKind } from '../../../db/schema.ts';
 import { checkedAddress } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
@@ -50,8 +50,7 @@ import type { MintVoucherData, PublicMintVoucher, PublicMintVouchersQuery } from
  * stores, and watches the chain for the redemption (watchNetworkVouchers).
  *
  * A voucher is held for a holder (an email claim or a purchase intent) that keeps the item
- * reserved; the holder learns the outcome through its VoucherRedemptionHandler
- * (src/wiring/voucher-holders.ts): redeemed (the item is MINTED to the minter and the holder's
+ * reserved; the holder learns the outcome through its VoucherHolder (the port voucherHolders): redeemed (the item is MINTED to the minter and the holder's
  * reservation of it ended first), or ended (EXPIRED, or CANCELLED when another voucher consumed
  * its nonce) so the holder releases or passes on its hold.
  *
@@ -87,24 +86,6 @@ export interface IssuedVoucher {
   /** The MINT_VOUCHER data a minter needs (docs/api.md: purchase intents' data). */
   data: MintVoucherData;
 }
-
-/** A holder's reactions to its voucher's outcome, run in the watcher's database transaction. */
-export interface VoucherRedemptionHandler {
-  /**
-   * Redeemed on chain and `confirmations` deep: the voucher is REDEEMED, the item MINTED to the
-   * minter and the holder's reservation of it ended before this runs. Runs once per voucher.
-   */
-  redeemed(db: Executor, deps: Deps, voucher: MintVoucherRow): Promise<void>;
-  /**
-   * The voucher can no longer be redeemed: EXPIRED (past `expiry` on chain) or CANCELLED (its
-   * nonce was consumed by another voucher). The item is still reserved for the holder, which
-   * releases or passes on its hold. Runs once per voucher.
-   */
-  ended(db: Executor, deps: Deps, voucher: MintVoucherRow): Promise<void>;
-}
-
-/** One handler per holder kind (exhaustive: a new kind fails compilation until it has one). */
-export type VoucherRedemptionHandlers = { readonly [K in VoucherHolderKind]: VoucherRedemptionHandler };
 
 /** Per client address limit of the public list. */
 export const LIMITS = {
@@ -472,9 +453,9 @@ export async function voucherOutcome(
  * still be PENDING (a second run finds it settled and does nothing).
  */
 export async function applyVoucherOutcome(
-  db: Executor,
+  db: Tx,
   deps: Deps,
-  handlers: VoucherRedemptionHandlers,
+  handlers: VoucherHolders,
   voucherId: string,
   outcome: VoucherOutcome,
 ): Promise<boolean> {
@@ -525,7 +506,7 @@ export async function applyVoucherOutcome(
 export async function watchNetworkVouchers(
   db: Executor,
   deps: Deps,
-  handlers: VoucherRedemptionHandlers,
+  handlers: VoucherHolders,
   networkId: number,
 ): Promise<{ settled: number; pending: number }> {
   const network: NetworkRow | undefined = await findNetwork(db, networkId);

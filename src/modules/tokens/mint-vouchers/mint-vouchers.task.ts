@@ -8,16 +8,9 @@ export const watchMintVouchersTask = handleJob(watchMintVouchersJob, async (payl
     for (const networkId of await networksWithPending(ctx.db)) await scheduleWatch(ctx.db, networkId);
     return;
   }
-  // Loaded when a job runs (as src/wiring/settlement.ts): the handlers reach every holder's module.
-  const { voucherRedemptionHandlers } = await import('../../../wiring/voucher-holders.ts');
   const networkId = payload.network_id;
   try {
-    const { settled, pending } = await watchNetworkVouchers(
-      ctx.db,
-      ctx,
-      voucherRedemptionHandlers,
-      networkId,
-    );
+    const { settled, pending } = await watchNetworkVouchers(ctx.db, ctx, ctx.ports.voucherHolders, networkId);
     if (settled > 0) ctx.logger.info({ networkId, settled }, 'mint vouchers settled');
     if (pending > 0) await scheduleWatch(ctx.db, networkId, WATCH_INTERVAL_MS);
   } catch (error) {

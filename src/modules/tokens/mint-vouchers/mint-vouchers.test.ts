@@ -11,6 +11,7 @@ import { deployErc20 } from '../../../../test/support/networks.ts';
 import { findItemRow, insertItems } from '../../../../test/support/token-requests.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
 import { signMintVoucher } from '../../../chain/mint-voucher.ts';
+import type { VoucherHolders } from '../../../context.ts';
 import type { CollectionRow, ItemRow, MintVoucherRow } from '../../../db/schema.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
@@ -20,7 +21,6 @@ import {
   type IssueVoucherRequest,
   issueVoucher,
   LIMITS,
-  type VoucherRedemptionHandlers,
   voucherCurrencyOf,
   watchNetworkVouchers,
 } from './mint-vouchers.service.ts';
@@ -177,7 +177,7 @@ describe('mint vouchers on a real chain: signed by the organization, redeemed by
       }),
     );
     const calls: string[] = [];
-    const counting: VoucherRedemptionHandlers = {
+    const counting: VoucherHolders = {
       EMAIL_CLAIM: { redeemed: async () => {}, ended: async () => {} },
       PURCHASE_INTENT: {
         redeemed: async (_db, _deps, voucher) => void calls.push(`redeemed ${voucher.id}`),
@@ -341,7 +341,7 @@ describe('mint vouchers on a real chain: signed by the organization, redeemed by
       }),
       'VoucherExpired',
     );
-    const telling: VoucherRedemptionHandlers = {
+    const telling: VoucherHolders = {
       EMAIL_CLAIM: { redeemed: async () => {}, ended: async () => {} },
       PURCHASE_INTENT: {
         redeemed: async () => {},

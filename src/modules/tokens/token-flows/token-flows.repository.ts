@@ -1,5 +1,5 @@
-import type { Executor } from '../../../db/executor.ts';
-import type { TokenRequestRow, TransactionState } from '../../../db/schema.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
+import type { TokenFlowOwnerKind, TokenRequestRow, TransactionState } from '../../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../../http/pagination.ts';
 
 /**
@@ -26,6 +26,8 @@ export interface NewTokenRequest {
   quantity: bigint;
   to_address: string;
   transaction_id: string;
+  owner_kind: TokenFlowOwnerKind;
+  owner_id: string | null;
 }
 
 export async function insertRequests(
@@ -97,7 +99,6 @@ export function listRequests(
   });
 }
 
-/** The requests a transaction carries that have not settled yet, locked, in creation order. */
 /** Whether a transaction carries records that have not settled yet (read without a lock). */
 export async function hasOpenRequests(
   db: Executor,
@@ -114,20 +115,32 @@ export async function hasOpenRequests(
   return row !== undefined;
 }
 
-export function lockOpenRequests(
-  db: Executor,
-  table: TokenRequestTable,
-  transactionId: string,
-): Promise<TokenRequestRow[]> {
+function openRequests(db: Executor, table: TokenRequestTable, transactionId: string) {
   return db
     .selectFrom(typed(table))
     .selectAll()
     .where('transaction_id', '=', transactionId)
     .where('state', 'not in', ['COMPLETED', 'FAILED'])
     .orderBy('created_at')
-    .orderBy('id')
-    .forUpdate()
-    .execute();
+    .orderBy('id');
+}
+
+/** The requests a transaction carries that have not settled yet, in creation order (no lock). */
+export function findOpenRequests(
+  db: Executor,
+  table: TokenRequestTable,
+  transactionId: string,
+): Promise<TokenRequestRow[]> {
+  return openRequests(db, table, transactionId).execute();
+}
+
+/** The requests a transaction carries that have not settled yet, locked, in creation order. */
+export function lockOpenRequests(
+  db: Tx,
+  table: TokenRequestTable,
+  transactionId: string,
+): Promise<TokenRequestRow[]> {
+  return openRequests(db, table, transactionId).forUpdate().execute();
 }
 
 export async function settleRequests(

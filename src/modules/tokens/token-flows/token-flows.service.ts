@@ -1,4 +1,4 @@
-import { type Address, decodeEventLog, encodeFunctionData, type Hex, parseAbiItem, zeroAddress } from 'viem';
+import { type Address, encodeFunctionData, type Hex, zeroAddress } from 'viem';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import {
   assertMintable,
@@ -9,36 +9,22 @@ import {
 } from '../../../chain/capabilities.ts';
 import type { Deps } from '../../../context.ts';
 import type { Executor } from '../../../db/executor.ts';
-import type {
-  CollectionRow,
-  ItemRow,
-  TokenRequestRow,
-  TransactionRow,
-  TransactionState,
-} from '../../../db/schema.ts';
+import type { CollectionRow, ItemRow, TokenFlowOwnerKind, TransactionState } from '../../../db/schema.ts';
 import { checkedAddress, checkedUint256 } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import { iso } from '../../../http/schemas.ts';
 import { ApiError } from '../../../lib/errors.ts';
-import { findCollection } from '../../catalog/collections/collections.service.ts';
 import {
-  abortMint,
-  byCreation,
-  completeMint,
-  completeTransfer,
   type DeployedContract,
   deployedContractOf,
-  findItems,
   type ItemFlow,
   lockFlowItems,
   markMinting,
   moveReservations,
-  releaseReservations,
   requestIdsFor,
   reserveItems,
 } from '../../catalog/items/item-flows.service.ts';
 import { collectionOfSelection, parseItemSelection } from '../../catalog/items/item-selection.ts';
-import { chainClientOf, findNetwork } from '../../platform/networks/networks.service.ts';
 import { queueTransaction } from '../../platform/transactions/transactions.service.ts';
 import { organizationWalletOf } from '../../platform/wallets/wallets.service.ts';
 import * as repo from './token-flows.repository.ts';
@@ -79,6 +65,16 @@ export function requestState(state: RequestState, transactionState: TransactionS
 /** The transaction hash, once broadcast (a signed but unsent transaction shows none). */
 export function broadcastHash(transactionState: TransactionState, hash: string | null): string | null {
   return transactionState === 'SUBMITTED' || transactionState === 'COMPLETED' ? hash : null;
+}
+
+/** A mint request as the API shows it: its quantity a Uint256 decimal string. */
+export function mintRequestOf(view: repo.TokenRequestView): TokenRequestRecord & { quantity: string } {
+  return { ...tokenRequestRecord(view), quantity: view.quantity };
+}
+
+/** A transfer request as the API shows it: its quantity a JSON integer (checked on create). */
+export function transferRequestOf(view: repo.TokenRequestView): TokenRequestRecord & { quantity: number } {
+  return { ...tokenRequestRecord(view), quantity: Number(view.quantity) };
 }
 
 /** What a mint or transfer request record shows of its view, quantity aside. */
@@ -321,6 +317,11 @@ export interface TokenFlowRequest {
    * listing selling part of an item's units keeps the item for its other buyers).
    */
   coveredBy?: string;
+  /**
+   * What the records deliver for, told of their outcome when they settle (the port
+   * tokenFlowOwners, by kind); absent, a request of their own.
+   */
+  owner?: { kind: Exclude<TokenFlowOwnerKind, 'REQUEST'>; id: string };
 }
 
 /**
@@ -383,6 +384,8 @@ export async function startTokenFlow(
         quantity,
         to_address: to,
         transaction_id: transaction.id,
+        owner_kind: request.owner?.kind ?? 'REQUEST',
+        owner_id: request.owner?.id ?? null,
       });
     }
   }
@@ -399,7 +402,7 @@ export async function startTokenFlow(
   return records.map((r) => views.get(r.id)!);
 }
 
-function tableOf(flow: ItemFlow): repo.TokenRequestTable {
+export function tableOf(flow: ItemFlow): repo.TokenRequestTable {
   return flow === 'MINT' ? 'mint_requests' : 'transfer_requests';
 }
 
@@ -451,152 +454,9 @@ export function listTokenRequests(
 }
 
 /**
- * The records a transaction carries that have not settled yet, locked: a holder that handed its
- * reservation to them (an email claim) settles its side only while they are open, so a
- * settlement that runs twice acts once.
- */
-export function lockOpenTokenRequests(
-  db: Executor,
-  flow: ItemFlow,
-  transactionId: string,
-): Promise<TokenRequestRow[]> {
-  return repo.lockOpenRequests(db, tableOf(flow), transactionId);
-}
-
-/**
  * Whether a transaction's records are still open: its settlement job has not run yet, even when
  * the transaction itself is COMPLETED (a holder waiting on several transactions checks this).
  */
 export function hasOpenTokenRequests(db: Executor, flow: ItemFlow, transactionId: string): Promise<boolean> {
   return repo.hasOpenRequests(db, tableOf(flow), transactionId);
-}
-
-/** Why a settled transaction did not succeed, for the requests it carried. */
-function failureReasonOf(transaction: TransactionRow): string {
-  return (
-    transaction.failure_reason ?? (transaction.state === 'CANCELLED' ? 'cancelled' : 'reverted on chain')
-  );
-}
-
-const TRANSFER_EVENT = parseAbiItem(
-  'event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)',
-);
-
-/** The ids an ERC-721 contract minted in a transaction: its Transfer events from the zero address. */
-async function mintedTokenIds(
-  db: Executor,
-  deps: Deps,
-  transaction: TransactionRow,
-  contractAddress: string,
-): Promise<bigint[]> {
-  const network = await findNetwork(db, transaction.network_id);
-  if (!network || !transaction.tx_hash) throw new Error(`transaction ${transaction.id} cannot be read back`);
-  // Thrown errors retry the settlement job: the node may lag behind the relayer's.
-  const receipt = await chainClientOf(deps, network).receipt(transaction.tx_hash as Hex);
-  if (!receipt) throw new Error(`no receipt for ${transaction.tx_hash} yet`);
-  const ids: bigint[] = [];
-  for (const log of receipt.logs) {
-    if (log.address.toLowerCase() !== contractAddress.toLowerCase() || log.topics.length !== 4) continue;
-    try {
-      const event = decodeEventLog({
-        abi: [TRANSFER_EVENT],
-        data: log.data,
-        topics: log.topics as [Hex, ...Hex[]],
-      });
-      if (event.args.from === zeroAddress) ids.push(event.args.tokenId);
-    } catch {
-      // Another event of the contract.
-    }
-  }
-  return ids;
-}
-
-/**
- * Settlement of a MINT transaction (idempotent: only requests not yet COMPLETED or FAILED move; it
- * returns their ids, the ones this call settled).
- * Success: requests COMPLETED, items MINTED with their supply, ids the contract chose (EXTERNAL)
- * given to the items in creation order, reservations released. Revert or cancellation: requests
- * FAILED with the reason, items back to NOT_MINTED (MINTED if they had supply), reservations
- * released, so the items can be minted again.
- */
-export async function settleMintTransaction(
-  db: Executor,
-  deps: Deps,
-  transaction: TransactionRow,
-): Promise<string[]> {
-  const requests = await repo.lockOpenRequests(db, 'mint_requests', transaction.id);
-  if (requests.length === 0) return [];
-  const ids = requests.map((r) => r.id);
-  const items = new Map(
-    (
-      await findItems(
-        db,
-        requests.map((r) => r.item_id),
-      )
-    ).map((i) => [i.id, i]),
-  );
-  const succeeded = transaction.state === 'COMPLETED' && transaction.on_chain_status === 'SUCCESS';
-  if (!succeeded) {
-    await repo.settleRequests(db, 'mint_requests', ids, {
-      state: 'FAILED',
-      reason: failureReasonOf(transaction),
-    });
-    await abortMint(db, [...items.keys()]);
-    await releaseReservations(db, ids);
-    return ids;
-  }
-  const ordered = byCreation([...items.values()]);
-  let chosenIds: bigint[] = [];
-  if (ordered.some((item) => item.token_id === null)) {
-    const collection = await findCollection(db, requests[0]!.collection_id);
-    if (collection?.contract_address) {
-      chosenIds = await mintedTokenIds(db, deps, transaction, collection.contract_address);
-    }
-  }
-  const wallet = transaction.from_address.toLowerCase();
-  for (const item of ordered) {
-    const request = requests.find((r) => r.item_id === item.id)!;
-    await completeMint(db, {
-      itemId: item.id,
-      quantity: BigInt(request.quantity),
-      toOrganizationWallet: request.to_address.toLowerCase() === wallet,
-      tokenId: item.token_id === null ? chosenIds.shift() : undefined,
-    });
-  }
-  await repo.settleRequests(db, 'mint_requests', ids, { state: 'COMPLETED' });
-  await releaseReservations(db, ids);
-  return ids;
-}
-
-/**
- * Settlement of a TRANSFER transaction (idempotent: only requests not yet COMPLETED or FAILED
- * move). Success: requests COMPLETED, the units leave the organization's wallet count. Revert or
- * cancellation: requests FAILED with the reason. Either way the reservations are released.
- */
-export async function settleTransferTransaction(
-  db: Executor,
-  _deps: Deps,
-  transaction: TransactionRow,
-): Promise<string[]> {
-  const requests = await repo.lockOpenRequests(db, 'transfer_requests', transaction.id);
-  if (requests.length === 0) return [];
-  const ids = requests.map((r) => r.id);
-  if (transaction.state === 'COMPLETED' && transaction.on_chain_status === 'SUCCESS') {
-    const wallet = transaction.from_address.toLowerCase();
-    for (const request of requests) {
-      await completeTransfer(db, {
-        itemId: request.item_id,
-        quantity: BigInt(request.quantity),
-        toOrganizationWallet: request.to_address.toLowerCase() === wallet,
-      });
-    }
-    await repo.settleRequests(db, 'transfer_requests', ids, { state: 'COMPLETED' });
-  } else {
-    await repo.settleRequests(db, 'transfer_requests', ids, {
-      state: 'FAILED',
-      reason: failureReasonOf(transaction),
-    });
-  }
-  await releaseReservations(db, ids);
-  return ids;
 }

@@ -1,15 +1,11 @@
 import type { Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
 import type { Executor } from '../../../db/executor.ts';
-import type { TransactionRow } from '../../../db/schema.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
-import { emitEvent } from '../../platform/webhooks/webhook-events.service.ts';
 import {
-  findTokenRequests,
   getTokenRequest,
   listTokenRequests,
   requestTokens,
-  settleTransferTransaction,
   type TokenRequestFilters,
   type TokenRequestView,
   tokenRequestRecord,
@@ -55,24 +51,4 @@ export async function listTransferRequests(
 ): Promise<PageResult<TransferRequest>> {
   const result = await listTokenRequests(db, principal, 'TRANSFER', page, filters);
   return { ...result, results: result.results.map(toTransferRequest) };
-}
-
-/**
- * A TRANSFER transaction settled (src/wiring/settlement.ts): its requests follow it (token-flows), and each
- * one this settlement moved emits transfer_request.completed or transfer_request.failed in the same database
- * transaction.
- */
-export async function settleTransferRequests(
-  db: Executor,
-  deps: Deps,
-  transaction: TransactionRow,
-): Promise<void> {
-  const settled = await settleTransferTransaction(db, deps, transaction);
-  for (const view of await findTokenRequests(db, 'TRANSFER', settled))
-    await emitEvent(db, {
-      organizationId: view.organization_id,
-      type: view.state === 'COMPLETED' ? 'transfer_request.completed' : 'transfer_request.failed',
-      resourceId: view.id,
-      data: toTransferRequest(view),
-    });
 }

@@ -17,8 +17,8 @@ import { type Actor, setupTest, type TestEnv } from '../../../../../test/harness
 import { platformContracts } from '../../../../chain/artifacts.ts';
 import { capabilitiesOf, capabilityDefinition } from '../../../../chain/capabilities.ts';
 import { uuidv7 } from '../../../../lib/ids.ts';
+import { settleTransaction } from '../../../platform/transactions/transaction-settled.task.ts';
 import { organizationWalletOf } from '../../../platform/wallets/wallets.service.ts';
-import { settleDeployment } from '../deployment-settlement.ts';
 
 const NETWORK = 31337;
 const DISABLED_NETWORK = 5;
@@ -891,8 +891,7 @@ describe('collections', () => {
   describe('deployment settlement (the DEPLOY handler)', () => {
     let nonce = 1000;
     const settle = async (transactionId: string) => {
-      const tx = await transaction(transactionId);
-      await env.database.db.transaction().execute((db) => settleDeployment(db, env.ctx, tx));
+      await settleTransaction(env.database.db, env.ctx, transactionId);
     };
 
     it('moves a PENDING deployment to SUCCESS with the checksummed address and the capabilities of its ABI, once', async () => {

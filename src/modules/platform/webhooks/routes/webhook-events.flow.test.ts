@@ -235,7 +235,7 @@ describe('webhook events from real flows on the dev chain', () => {
       .set({ expiration: new Date(Date.now() - 1000) })
       .where('id', '=', expiring.json().id)
       .execute();
-    assert.equal(await expireDueClaims(flow.env.database.db), 1);
+    assert.equal(await expireDueClaims(flow.env.database.db, flow.env.ctx), 1);
     const expired = await event('email_claim.expired', expiring.json().id);
     assert.equal(expired.payload.data.active, false);
   });

@@ -8,14 +8,13 @@ import {
 } from '../../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../../test/harness.ts';
 import { freshIp } from '../../../../../test/support/auth.ts';
-import { installTestPaymentProvider } from '../../../../../test/support/payment-sessions.ts';
+import { testPayments } from '../../../../../test/support/payment-sessions.ts';
 import { createListing, createPaidListing } from '../../../../../test/support/sales.ts';
 import { insertItems } from '../../../../../test/support/token-requests.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../../../test/support/webhook-receiver.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../../../db/enums.ts';
 import type { Executor } from '../../../../db/executor.ts';
 import type { CollectionRow } from '../../../../db/schema.ts';
-import { settlementHandlers } from '../../../../wiring/settlement.ts';
 import { settleListingsOfDeployment } from '../../../sales/listings/listings.service.ts';
 import {
   confirmPurchaseIntent,
@@ -25,6 +24,7 @@ import {
   expireDueIntents,
   expireIntentWithProvider,
 } from '../../../sales/purchase-intents/purchase-payments.service.ts';
+import { settleTransaction } from '../../transactions/transaction-settled.task.ts';
 import { deliverWebhook } from '../webhook-delivery.service.ts';
 
 const SALES_EVENTS = WEBHOOK_EVENT_TYPES.filter(
@@ -42,7 +42,7 @@ interface Sent {
  * standardwebhooks; every path that runs twice still writes one event.
  */
 // CARD_PROVIDER intents here go through an in-memory provider (card payments have their own tests).
-installTestPaymentProvider();
+const { ports } = testPayments();
 
 describe('webhook events of sales', () => {
   let env: TestEnv;
@@ -55,7 +55,7 @@ describe('webhook events of sales', () => {
   const db = () => env.database.db;
 
   before(async () => {
-    env = await setupTest({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+    env = await setupTest({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }, { ports });
     await env.insertNetwork(31337);
     ({ organizationId, admin } = await env.createTenant());
     receiver = await startWebhookReceiver();
@@ -260,9 +260,7 @@ describe('webhook events of sales', () => {
       .set({ deployment_transaction_id: transaction.id })
       .where('id', '=', c.id)
       .execute();
-    await inTx(async (tx) => {
-      for (const handle of settlementHandlers.DEPLOY) await handle(tx, env.ctx, transaction);
-    });
+    await settleTransaction(db(), env.ctx, transaction.id);
     // The listings' part of the settlement run again finds nothing PENDING_TX.
     await inTx((tx) => settleListingsOfDeployment(tx, env.ctx, transaction));
     const events = await sent(listing.id);

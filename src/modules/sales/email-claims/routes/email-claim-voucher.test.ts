@@ -9,7 +9,6 @@ import { claimClient, claimTokenFromMail, pinFromMail } from '../../../../../tes
 import { findItemRow, insertItems } from '../../../../../test/support/token-requests.ts';
 import { platformContracts } from '../../../../chain/artifacts.ts';
 import type { CollectionRow } from '../../../../db/schema.ts';
-import { voucherRedemptionHandlers } from '../../../../wiring/voucher-holders.ts';
 import type { MintVoucherData } from '../../../tokens/mint-vouchers/mint-vouchers.schemas.ts';
 import { watchNetworkVouchers } from '../../../tokens/mint-vouchers/mint-vouchers.service.ts';
 
@@ -133,7 +132,7 @@ describe('email claims with tx_payer BUYER: the recipient mints with a voucher',
     const got = await flow.env.call('GET', `/v1/email-claims/${claimId}`, { token: flow.member.token });
     assert.equal(got.json().tx_hash, receipt.transactionHash);
     // Watching again changes nothing and mails nothing more.
-    await watchNetworkVouchers(db(), flow.env.ctx, voucherRedemptionHandlers, flow.networkId);
+    await watchNetworkVouchers(db(), flow.env.ctx, flow.env.ctx.ports.voucherHolders, flow.networkId);
     await sleep(200);
     const claimedMails = await mailsTo(flow.env, email, 'CLAIMED_NFT');
     assert.equal(claimedMails.length, 1);

@@ -11,7 +11,7 @@ import { findItemRow, type insertItem, insertItems } from '../../../../../test/s
 import type { CollectionRow, TransactionRow } from '../../../../db/schema.ts';
 import { uuidv7 } from '../../../../lib/ids.ts';
 import { sha256 } from '../../../../lib/secrets.ts';
-import { settlementHandlers } from '../../../../wiring/settlement.ts';
+import { settleTransaction } from '../../../platform/transactions/transaction-settled.task.ts';
 import { expireDueClaims, LIMITS } from '../email-claims.service.ts';
 import { expireEmailClaimsTask } from '../email-claims.task.ts';
 
@@ -108,12 +108,7 @@ describe('email claims (database level: rules, links, PINs, reservations)', () =
       .returningAll()
       .executeTakeFirstOrThrow()) as TransactionRow;
     // Twice: a settlement job may run again; nothing may happen twice.
-    for (let i = 0; i < 2; i++)
-      await db()
-        .transaction()
-        .execute(async (tx) => {
-          for (const handle of settlementHandlers[row.type]) await handle(tx, env.ctx, row);
-        });
+    for (let i = 0; i < 2; i++) await settleTransaction(db(), env.ctx, row.id);
   };
 
   it('creates a claim: the item reserved until the expiration, the link mailed, only its hash stored', async () => {
@@ -662,8 +657,8 @@ describe('email claims (database level: rules, links, PINs, reservations)', () =
     // Before the sweep runs, the claim already reads as expired and cannot be redeemed.
     assert.equal((await client().get(token)).json().status, 'EXPIRED');
     assertError(await client().redeem(token, { address: randomAddress(), pin }), 409, 'INVALID_STATE');
-    assert.ok((await expireDueClaims(db())) >= 1);
-    assert.equal(await expireDueClaims(db()), 0, 'idempotent');
+    assert.ok((await expireDueClaims(db(), env.ctx)) >= 1);
+    assert.equal(await expireDueClaims(db(), env.ctx), 0, 'idempotent');
     const row = await db()
       .selectFrom('email_claims')
       .selectAll()
@@ -711,7 +706,7 @@ describe('email claims (database level: rules, links, PINs, reservations)', () =
           .set({ expiration: new Date(Date.now() - 1000) })
           .where('id', '=', created.id)
           .execute();
-        assert.equal(await expireDueClaims(db()), 0, 'the locked claim is passed over');
+        assert.equal(await expireDueClaims(db(), env.ctx), 0, 'the locked claim is passed over');
         await tx
           .updateTable('email_claims')
           .set({ expiration: new Date(Date.now() + 3600_000) })
@@ -725,7 +720,7 @@ describe('email claims (database level: rules, links, PINs, reservations)', () =
       .set({ expiration: new Date(Date.now() - 1000) })
       .where('id', '=', created.id)
       .execute();
-    assert.equal(await expireDueClaims(db()), 0, 'a claimed claim never expires');
+    assert.equal(await expireDueClaims(db(), env.ctx), 0, 'a claimed claim never expires');
     assert.equal((await client().get(token)).json().status, 'CLAIMED');
   });
 

@@ -23,5 +23,5 @@ export const revokeEmailClaimRoute: RouteModule = (app, ctx) =>
     async (request) =>
       ctx.db
         .transaction()
-        .execute((tx) => revokeEmailClaim(tx, principalOf(request), request.params.claim_id)),
+        .execute((tx) => revokeEmailClaim(tx, ctx, principalOf(request), request.params.claim_id)),
   );

@@ -24,5 +24,5 @@ export const cancelListingRoute: RouteModule = (app, ctx) =>
     async (request) =>
       ctx.db
         .transaction()
-        .execute((tx) => cancelListing(tx, principalOf(request), request.params.listing_id)),
+        .execute((tx) => cancelListing(tx, ctx, principalOf(request), request.params.listing_id)),
   );

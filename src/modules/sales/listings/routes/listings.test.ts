@@ -10,7 +10,7 @@ import {
 import { type Actor, setupTest, type TestEnv } from '../../../../../test/harness.ts';
 import { type insertItem, insertItems } from '../../../../../test/support/token-requests.ts';
 import type { CollectionRow } from '../../../../db/schema.ts';
-import { settlementHandlers } from '../../../../wiring/settlement.ts';
+import { settleTransaction } from '../../../platform/transactions/transaction-settled.task.ts';
 
 const randomAddress = () => privateKeyToAccount(generatePrivateKey()).address;
 
@@ -356,11 +356,7 @@ describe('listings', () => {
         .set({ deployment_transaction_id: transaction.id })
         .where('id', '=', c.id)
         .execute();
-      await db()
-        .transaction()
-        .execute(async (tx) => {
-          for (const handle of settlementHandlers.DEPLOY) await handle(tx, env.ctx, transaction);
-        });
+      await settleTransaction(db(), env.ctx, transaction.id);
       const after = await env.call('GET', `/v1/listings/${listing.id}`, { token: admin.token });
       return { listing: after.json(), item: item! };
     };

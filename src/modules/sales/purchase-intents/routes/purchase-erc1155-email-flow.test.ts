@@ -177,7 +177,7 @@ describe('ERC1155 sales delivered by email claim, on a real chain', () => {
       .set({ expiration: new Date(Date.now() - 1000) })
       .where('id', '=', claimId)
       .execute();
-    await expireDueClaims(db());
+    await expireDueClaims(db(), flow.env.ctx);
     const expired = await claimOf(claimId);
     assert.deepEqual([expired.active, expired.claimed], [false, false]);
     // Still sold (quantity_remaining counts CONFIRMED intents): the units wait under the listing.
@@ -261,7 +261,7 @@ describe('ERC1155 sales delivered by email claim, on a real chain', () => {
       .set({ expiration: new Date(Date.now() - 1000) })
       .where('id', '=', second.claimId)
       .execute();
-    await expireDueClaims(db());
+    await expireDueClaims(db(), flow.env.ctx);
     await flow.until(
       async () => ((await claimOf(second.claimId)).active ? undefined : true),
       'the claim to expire',

@@ -4,7 +4,7 @@ import { type Address, getAddress } from 'viem';
 import { type FlowTest, setupFlowTest } from '../../../../../test/chain/flow.ts';
 import { freshIp } from '../../../../../test/support/auth.ts';
 import { claimClient, claimTokenFromMail, pinFromMail } from '../../../../../test/support/email-claims.ts';
-import { installTestPaymentProvider } from '../../../../../test/support/payment-sessions.ts';
+import { testPayments } from '../../../../../test/support/payment-sessions.ts';
 import {
   activeHolder,
   createListing,
@@ -24,7 +24,7 @@ import { confirmPurchaseIntent, deliverPurchaseIntent } from '../purchase-intent
 const erc721 = platformContracts.FlexibleERC721;
 
 // CARD_PROVIDER intents here go through an in-memory provider (card payments have their own tests).
-installTestPaymentProvider();
+const { ports } = testPayments();
 
 describe('purchase fulfilment by TRANSFER on a real chain', () => {
   let flow: FlowTest;
@@ -32,7 +32,7 @@ describe('purchase fulfilment by TRANSFER on a real chain', () => {
   let receiver: WebhookReceiver;
   let webhookId: string;
   before(async () => {
-    flow = await setupFlowTest({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+    flow = await setupFlowTest({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }, { ports });
     orgWallet = getAddress(flow.wallet.address);
     receiver = await startWebhookReceiver();
     const subscribed = await flow.env.call('POST', '/v1/webhooks', {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { insertCollection } from '../../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../../test/harness.ts';
-import { installTestPaymentProvider } from '../../../../../test/support/payment-sessions.ts';
+import { testPayments } from '../../../../../test/support/payment-sessions.ts';
 import { createPaidListing, listingCounters } from '../../../../../test/support/sales.ts';
 import { insertItems } from '../../../../../test/support/token-requests.ts';
 import { confirmPurchaseIntent, LIMITS } from '../purchase-intents.service.ts';
@@ -29,7 +29,7 @@ async function bounded<T>(count: number, limit: number, task: (i: number) => Pro
 }
 
 // CARD_PROVIDER intents here go through an in-memory provider (card payments have their own tests).
-installTestPaymentProvider();
+const { ports } = testPayments();
 
 describe('purchase intents under concurrency (the service over HTTP on a real port)', () => {
   let env: TestEnv;
@@ -38,7 +38,7 @@ describe('purchase intents under concurrency (the service over HTTP on a real po
   const saved = { ...LIMITS };
 
   before(async () => {
-    env = await setupTest();
+    env = await setupTest({}, { ports });
     await env.insertNetwork(31337);
     ({ admin } = await env.createTenant());
     await env.app.listen({ port: 0, host: '127.0.0.1' });

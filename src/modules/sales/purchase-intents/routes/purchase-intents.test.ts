@@ -6,7 +6,7 @@ import { completedTransactionColumns, insertCollection } from '../../../../../te
 import { type Actor, setupTest, type TestEnv } from '../../../../../test/harness.ts';
 import { freshIp, mailsTo, seedRateLimit } from '../../../../../test/support/auth.ts';
 import { claimClient, claimTokenFromMail, pinFromMail } from '../../../../../test/support/email-claims.ts';
-import { installTestPaymentProvider } from '../../../../../test/support/payment-sessions.ts';
+import { testPayments } from '../../../../../test/support/payment-sessions.ts';
 import {
   activeHolder,
   createListing,
@@ -19,7 +19,7 @@ import { insertItems } from '../../../../../test/support/token-requests.ts';
 import type { CollectionRow } from '../../../../db/schema.ts';
 import type { RateLimit } from '../../../../http/rate-limit.ts';
 import { uuidv7 } from '../../../../lib/ids.ts';
-import { settlementHandlers } from '../../../../wiring/settlement.ts';
+import { settleTransaction } from '../../../platform/transactions/transaction-settled.task.ts';
 import { expireDueClaims } from '../../email-claims/email-claims.service.ts';
 import { EXPIRY_SWEEP_MS } from '../purchase-intents.jobs.ts';
 import { confirmPurchaseIntent, deliverPurchaseIntent, LIMITS } from '../purchase-intents.service.ts';
@@ -27,7 +27,7 @@ import { deliverPurchaseIntentTask, expirePurchaseIntentsTask } from '../purchas
 import { expireDueIntents } from '../purchase-payments.service.ts';
 
 // CARD_PROVIDER intents here go through an in-memory provider (card payments have their own tests).
-installTestPaymentProvider();
+const { ports } = testPayments();
 
 describe('purchase intents', () => {
   let env: TestEnv;
@@ -40,7 +40,7 @@ describe('purchase intents', () => {
   const db = () => env.database.db;
 
   before(async () => {
-    env = await setupTest();
+    env = await setupTest({}, { ports });
     await env.insertNetwork(31337);
     ({ organizationId, admin, member, stranger } = await env.createTenant());
   });
@@ -546,11 +546,7 @@ describe('purchase intents', () => {
           .where('id', '=', transactionId!)
           .returningAll()
           .executeTakeFirstOrThrow();
-        await db()
-          .transaction()
-          .execute(async (tx) => {
-            for (const handle of settlementHandlers.MINT) await handle(tx, env.ctx, transaction);
-          });
+        await settleTransaction(db(), env.ctx, transaction.id);
         const settled = await intentOf(created.id);
         outcomes[outcome] = `${settled.fulfillment_status}: ${settled.fulfillment_error}`;
       }
@@ -724,11 +720,7 @@ describe('purchase intents', () => {
         .where('id', '=', transactionId)
         .returningAll()
         .executeTakeFirstOrThrow();
-      await db()
-        .transaction()
-        .execute(async (tx) => {
-          for (const handle of settlementHandlers.MINT) await handle(tx, env.ctx, transaction);
-        });
+      await settleTransaction(db(), env.ctx, transaction.id);
     };
     const cancelListing = async (id: string) => {
       const cancelled = await env.call('POST', `/v1/listings/${id}/cancel`, { token: admin.token });
@@ -802,7 +794,7 @@ describe('purchase intents', () => {
         .set({ expiration: new Date(Date.now() - 1000) })
         .where('id', '=', expiring)
         .execute();
-      await Promise.all([expireDueClaims(db()), cancelListing(listing.id)]);
+      await Promise.all([expireDueClaims(db(), env.ctx), cancelListing(listing.id)]);
       assert.deepEqual(await reservationOf(item.id), { holder_id: listing.id, quantity: '3' });
       const revoked = await env.call('POST', `/v1/email-claims/${kept}/revoke`, { token: admin.token });
       assert.equal(revoked.statusCode, 200, revoked.body);

@@ -5,11 +5,10 @@ import { assertError } from '../../../../../test/assertions.ts';
 import { insertCollection } from '../../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../../test/harness.ts';
 import { freshIp } from '../../../../../test/support/auth.ts';
-import { installTestPaymentProvider } from '../../../../../test/support/payment-sessions.ts';
+import { testPayments } from '../../../../../test/support/payment-sessions.ts';
 import { createPaidListing, queuedJob } from '../../../../../test/support/sales.ts';
 import { insertItems } from '../../../../../test/support/token-requests.ts';
 import { ApiError } from '../../../../lib/errors.ts';
-import { providerEventProcessors } from '../../../../wiring/provider-event-processors.ts';
 import {
   MAX_PROVIDER_EVENT_ATTEMPTS,
   receiveProviderEvent,
@@ -23,7 +22,7 @@ import {
   reconcilePendingPayments,
 } from '../purchase-payments.service.ts';
 
-const { payments } = installTestPaymentProvider('CARD_PROVIDER');
+const { payments, ports } = testPayments('CARD_PROVIDER');
 
 describe('purchase intents paid at a provider (card, crypto)', () => {
   let env: TestEnv;
@@ -34,7 +33,7 @@ describe('purchase intents paid at a provider (card, crypto)', () => {
   const db = () => env.database.db;
 
   before(async () => {
-    env = await setupTest();
+    env = await setupTest({}, { ports });
     await env.insertNetwork(31337);
     ({ organizationId, admin } = await env.createTenant());
   });
@@ -317,7 +316,7 @@ describe('purchase intents paid at a provider (card, crypto)', () => {
 
     it('processes a verified event once, however often it is delivered', async () => {
       const seen: string[] = [];
-      providerEventProcessors['card-provider'] = async (_db, _deps, row) => {
+      ports.providerEvents['card-provider'] = async (_db, _deps, row) => {
         seen.push(row.event_id);
       };
       try {
@@ -325,13 +324,13 @@ describe('purchase intents paid at a provider (card, crypto)', () => {
         assert.equal((await receiveProviderEvent(db(), env.ctx, event('evt_once'))).duplicate, true);
         assert.deepEqual(seen, ['evt_once']);
       } finally {
-        delete providerEventProcessors['card-provider'];
+        delete ports.providerEvents['card-provider'];
       }
     });
 
     it('keeps an event whose processing failed, rolls back what it did, and processes it on retry', async () => {
       let fail = true;
-      providerEventProcessors['card-provider'] = async (tx, _deps, row) => {
+      ports.providerEvents['card-provider'] = async (tx, _deps, row) => {
         await tx
           .updateTable('listings')
           .set({ price: '1' })
@@ -372,12 +371,12 @@ describe('purchase intents paid at a provider (card, crypto)', () => {
         assert.equal(await price(), '1');
         assert.equal(await retryProviderEvents(db(), env.ctx), 0, 'a processed event is not retried');
       } finally {
-        delete providerEventProcessors['card-provider'];
+        delete ports.providerEvents['card-provider'];
       }
     });
 
     it(`leaves an event alone after ${MAX_PROVIDER_EVENT_ATTEMPTS} failed attempts`, async () => {
-      providerEventProcessors['card-provider'] = async () => {
+      ports.providerEvents['card-provider'] = async () => {
         throw new Error('always');
       };
       try {
@@ -387,7 +386,7 @@ describe('purchase intents paid at a provider (card, crypto)', () => {
         );
         assert.equal(await retryProviderEvents(db(), env.ctx), 0);
       } finally {
-        delete providerEventProcessors['card-provider'];
+        delete ports.providerEvents['card-provider'];
       }
     });
   });

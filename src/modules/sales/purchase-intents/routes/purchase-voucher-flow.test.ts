@@ -14,7 +14,6 @@ import {
 import { platformContracts } from '../../../../chain/artifacts.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../../../db/enums.ts';
 import type { CollectionRow } from '../../../../db/schema.ts';
-import { voucherRedemptionHandlers } from '../../../../wiring/voucher-holders.ts';
 import { watchNetworkVouchers } from '../../../tokens/mint-vouchers/mint-vouchers.service.ts';
 import { expireDuePurchaseIntents } from '../purchase-intents.service.ts';
 
@@ -136,7 +135,7 @@ describe('a MINT_VOUCHER sale on a real chain: the buyer mints with the voucher'
     const balance = (who: Address) => flow.chain.publicClient.getBalance({ address: who });
     const [payoutBefore, feeBefore] = [await balance(payout), await balance(feeRecipient)];
     await flow.chain.mined(mintWith(5, { ...data, voucher: { ...data.voucher, minter: buyer } }));
-    await watchNetworkVouchers(db(), flow.env.ctx, voucherRedemptionHandlers, flow.networkId);
+    await watchNetworkVouchers(db(), flow.env.ctx, flow.env.ctx.ports.voucherHolders, flow.networkId);
     const confirmed = await flow.until(async () => {
       const intent = await intentOf(body.id);
       return intent.status === 'CONFIRMED' ? intent : undefined;
@@ -160,7 +159,7 @@ describe('a MINT_VOUCHER sale on a real chain: the buyer mints with the voucher'
     assert.equal(after.quantity_remaining, 0);
     assert.equal(after.status, 'COMPLETE');
     // The redemption seen again by the watcher emits nothing more.
-    await watchNetworkVouchers(db(), flow.env.ctx, voucherRedemptionHandlers, flow.networkId);
+    await watchNetworkVouchers(db(), flow.env.ctx, flow.env.ctx.ports.voucherHolders, flow.networkId);
     const sent = await events(body.id);
     assert.deepEqual(
       sent.map((e) => e.type),
@@ -196,11 +195,11 @@ describe('a MINT_VOUCHER sale on a real chain: the buyer mints with the voucher'
       .executeTakeFirstOrThrow();
     await db()
       .transaction()
-      .execute((tx) => voucherRedemptionHandlers.PURCHASE_INTENT.ended(tx, flow.env.ctx, voucher));
+      .execute((tx) => flow.env.ctx.ports.voucherHolders.PURCHASE_INTENT.ended(tx, flow.env.ctx, voucher));
     assert.deepEqual(await activeHolder(flow.env, item.id), { holder_id: listing.id, kind: 'LISTING' });
     await db()
       .transaction()
-      .execute((tx) => voucherRedemptionHandlers.PURCHASE_INTENT.ended(tx, flow.env.ctx, voucher));
+      .execute((tx) => flow.env.ctx.ports.voucherHolders.PURCHASE_INTENT.ended(tx, flow.env.ctx, voucher));
     assert.deepEqual(await typesOf(id), ['purchase_intent.created'], 'a cancelled intent does not expire');
     const again = await buy(listing.id, randomAddress());
     assert.equal(again.statusCode, 201, again.body);
@@ -218,8 +217,8 @@ describe('a MINT_VOUCHER sale on a real chain: the buyer mints with the voucher'
     assert.equal(cancelled.statusCode, 204, cancelled.body);
     // A signed voucher cannot be withdrawn: the chain still takes it.
     await flow.chain.mined(mintWith(6, { ...data, voucher: { ...data.voucher, minter: buyer } }));
-    await watchNetworkVouchers(db(), flow.env.ctx, voucherRedemptionHandlers, flow.networkId);
-    await watchNetworkVouchers(db(), flow.env.ctx, voucherRedemptionHandlers, flow.networkId);
+    await watchNetworkVouchers(db(), flow.env.ctx, flow.env.ctx.ports.voucherHolders, flow.networkId);
+    await watchNetworkVouchers(db(), flow.env.ctx, flow.env.ctx.ports.voucherHolders, flow.networkId);
     const intent = await intentOf(id);
     assert.equal(intent.status, 'UNRESOLVED');
     assert.equal((await findItemRow(db(), item.id)).token_status, 'MINTED');
@@ -249,12 +248,12 @@ describe('a MINT_VOUCHER sale on a real chain: the buyer mints with the voucher'
       .executeTakeFirstOrThrow();
     await db()
       .transaction()
-      .execute((tx) => voucherRedemptionHandlers.PURCHASE_INTENT.ended(tx, flow.env.ctx, voucher));
+      .execute((tx) => flow.env.ctx.ports.voucherHolders.PURCHASE_INTENT.ended(tx, flow.env.ctx, voucher));
     assert.equal((await intentOf(id)).status, 'EXPIRED');
     assert.deepEqual(await activeHolder(flow.env, item.id), { holder_id: listing.id, kind: 'LISTING' });
     await db()
       .transaction()
-      .execute((tx) => voucherRedemptionHandlers.PURCHASE_INTENT.ended(tx, flow.env.ctx, voucher));
+      .execute((tx) => flow.env.ctx.ports.voucherHolders.PURCHASE_INTENT.ended(tx, flow.env.ctx, voucher));
     const sent = await events(id);
     assert.deepEqual(
       sent.map((e) => e.type),

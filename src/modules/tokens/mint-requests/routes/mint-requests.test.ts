@@ -19,7 +19,7 @@ import { platformContracts } from '../../../../chain/artifacts.ts';
 import type { CollectionRow } from '../../../../db/schema.ts';
 import type { ErrorCode } from '../../../../lib/errors.ts';
 import { uuidv7 } from '../../../../lib/ids.ts';
-import { settleMintTransaction } from '../../token-flows/token-flows.service.ts';
+import { settleTransaction } from '../../../platform/transactions/transaction-settled.task.ts';
 
 const erc721 = platformContracts.FlexibleERC721;
 const erc1155 = platformContracts.FlexibleERC1155;
@@ -514,12 +514,8 @@ describe('mint requests (database level: selection, rules, reservations, records
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      await db()
-        .transaction()
-        .execute((tx) => settleMintTransaction(tx, env.ctx, row));
-      await db()
-        .transaction()
-        .execute((tx) => settleMintTransaction(tx, env.ctx, row));
+      await settleTransaction(db(), env.ctx, row.id);
+      await settleTransaction(db(), env.ctx, row.id);
     };
     const get = async (id: string) =>
       (await env.call('GET', `/v1/mint-requests/${id}`, { token: member.token })).json();
@@ -571,9 +567,7 @@ describe('mint requests (database level: selection, rules, reservations, records
       .where('id', '=', record.transaction_id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await db()
-      .transaction()
-      .execute((tx) => settleMintTransaction(tx, env.ctx, row));
+    await settleTransaction(db(), env.ctx, row.id);
     const after = await findItemRow(db(), item!.id);
     assert.deepEqual([after.token_status, after.minted_supply], ['NOT_MINTED', '0']);
     const again = await mint({ item_id: item!.id });

@@ -19,7 +19,7 @@ import { capabilitiesOf } from '../../../../chain/capabilities.ts';
 import type { CollectionRow } from '../../../../db/schema.ts';
 import type { ErrorCode } from '../../../../lib/errors.ts';
 import { uuidv7 } from '../../../../lib/ids.ts';
-import { settleTransferTransaction } from '../../token-flows/token-flows.service.ts';
+import { settleTransaction } from '../../../platform/transactions/transaction-settled.task.ts';
 
 const erc721 = platformContracts.FlexibleERC721;
 const erc1155 = platformContracts.FlexibleERC1155;
@@ -260,10 +260,7 @@ describe('transfer requests (database level: selection, rules, reservations, rec
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      for (let i = 0; i < 2; i++)
-        await db()
-          .transaction()
-          .execute((tx) => settleTransferTransaction(tx, env.ctx, row));
+      for (let i = 0; i < 2; i++) await settleTransaction(db(), env.ctx, row.id);
     };
     await settle(ra.transaction_id, { state: 'COMPLETED', on_chain_status: 'SUCCESS' });
     await settle(rb.transaction_id, { state: 'CANCELLED', failure_reason: 'insufficient balance' });
