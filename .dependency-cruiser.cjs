@@ -60,7 +60,7 @@ const TIERS = [
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A path pattern for a folder (and everything under it) or a top-level file of src/. */
 const pathOf = (name) => (name.endsWith('.ts') ? `^src/${escape(name)}$` : `^src/${escape(name)}/`);
-const TESTS = '\\.test\\.ts$';
+const TESTS = '\\.test(-setup)?\\.ts$';
 
 const tierRules = TIERS.flatMap((tier, rank) =>
   tier.flatMap((name) => {
@@ -94,7 +94,7 @@ module.exports = {
       name: 'no-circular',
       comment: 'no import cycle between files, type-only imports included',
       severity: 'error',
-      from: { pathNot: TESTS },
+      from: { path: '^src/', pathNot: TESTS },
       to: { circular: true },
     },
     {
@@ -141,6 +141,7 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.json' },
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '^node_modules/' },
-    includeOnly: '^src/',
+    // test/ is cruised too, so that an import of it from the service is seen (no-test-code).
+    includeOnly: '^(src|test)/',
   },
 };

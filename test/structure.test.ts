@@ -134,6 +134,28 @@ describe('the structure check (npm run structure)', () => {
     );
   });
 
+  it("fails a route that imports another module's route", async () => {
+    assert.deepEqual(
+      await violations({
+        'src/modules/catalog/collections/routes/get-collection.ts': exported('collectionRoute'),
+        'src/modules/catalog/items/routes/get-item.ts': `import { collectionRoute } from '../../collections/routes/get-collection.ts';\nexport const route = collectionRoute;\n`,
+      }),
+      ['leaves-apart src/modules/catalog/items/routes/get-item.ts'],
+    );
+  });
+
+  it('fails service code that imports test code; a test and its set-up may', async () => {
+    assert.deepEqual(
+      await violations({
+        'test/harness.ts': exported('harness'),
+        'src/lib/ids.ts': `import { harness } from '../../test/harness.ts';\nexport const ids = harness;\n`,
+        'src/lib/ids.test-setup.ts': `import { harness } from '../../test/harness.ts';\nexport const setup = harness;\n`,
+        'src/lib/ids.test.ts': `import { setup } from './ids.test-setup.ts';\nexport const t = setup;\n`,
+      }),
+      ['no-test-code src/lib/ids.ts'],
+    );
+  });
+
   it('fails a folder that is not placed in the tiers', async () => {
     assert.deepEqual(
       await violations({
