@@ -669,6 +669,17 @@ export interface CardProviderConnectedAccountsTable {
   updated_at: Timestamp;
 }
 
+/**
+ * A connected account's creation, claimed before the card provider is called: the key the call
+ * carries, so that a call made again answers the same account.
+ */
+export interface CardProviderAccountClaimsTable {
+  organization_id: string;
+  platform_card_provider_account_id: string;
+  idempotency_key: string;
+  created_at: Generated<Date>;
+}
+
 export type CardProviderPlatformAccountRow = Selectable<CardProviderPlatformAccountsTable>;
 export type OrganizationCardProviderAccountRow = Selectable<OrganizationCardProviderAccountsTable>;
 export type CardProviderConnectedAccountRow = Selectable<CardProviderConnectedAccountsTable>;
@@ -711,6 +722,7 @@ export interface Database {
   card_provider_platform_accounts: CardProviderPlatformAccountsTable;
   organization_card_provider_accounts: OrganizationCardProviderAccountsTable;
   card_provider_connected_accounts: CardProviderConnectedAccountsTable;
+  card_provider_account_claims: CardProviderAccountClaimsTable;
   crypto_provider_configs: CryptoProviderConfigsTable;
 }
 

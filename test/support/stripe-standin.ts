@@ -40,7 +40,10 @@
  * Connect endpoint's secret for Connect events and the account endpoint's for the platform's own.
  * `setAccountState(id, state)` changes a connected account and emits `account.updated`.
  * `events` keeps every event sent with its delivery's status; `resend(event)` sends one again.
- * `down = true` makes every API call fail with a 500 api_error (the SDK's retries included).
+ * `down = true` makes every API call fail with a 500 api_error (the SDK's retries included);
+ * `failing(request)` fails the requests it picks the same way, before they do anything, and
+ * `losing(request)` lets the requests it picks happen (an idempotent one is stored) but loses
+ * their answer: a 500 instead, as a connection dropped after Stripe acted.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -166,6 +169,8 @@ export interface StripeStandin {
   readonly events: { event: StandinEvent; status: number | undefined }[];
   webhook: WebhookTarget;
   down: boolean;
+  failing: ((request: StandinRequest) => boolean) | undefined;
+  losing: ((request: StandinRequest) => boolean) | undefined;
   /** Changes a connected account and emits account.updated (resolves once delivered). */
   setAccountState(
     accountId: string,
@@ -486,7 +491,8 @@ export async function startStripeStandin(options: {
     let body: string;
     let after: [string, unknown, string | undefined] | undefined;
     try {
-      if (standin.down) fail(500, 'api_error', 'An unknown error occurred (the stand-in is down).');
+      if (standin.down || standin.failing?.(record))
+        fail(500, 'api_error', 'An unknown error occurred (the stand-in is down).');
       if (
         method === 'POST' &&
         rawBody !== '' &&
@@ -522,6 +528,12 @@ export async function startStripeStandin(options: {
       status = error.status;
       body = JSON.stringify({ error: error.body });
     }
+    if (status < 500 && standin.losing?.(record)) {
+      status = 500;
+      body = JSON.stringify({
+        error: { type: 'api_error', message: 'An unknown error occurred (the answer was lost).' },
+      });
+    }
     record.status = status;
     response.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req') });
     response.end(body);
@@ -550,6 +562,8 @@ export async function startStripeStandin(options: {
     events,
     webhook: options.webhook ?? {},
     down: false,
+    failing: undefined,
+    losing: undefined,
     async setAccountState(accountId, state) {
       const account = accounts.get(accountId);
       if (!account) throw new Error(`stand-in: no account ${accountId}`);

@@ -6,7 +6,7 @@ import {
   purchaseIntentOwner,
   recordPayment,
   recordPaymentClosed,
-} from '../../sales/purchase-intents/purchase-intents.service.ts';
+} from '../../sales/purchase-intents/purchase-confirmation.service.ts';
 import * as repo from './card-provider.repository.ts';
 
 /** The webhook's name in the inbox (provider_events.provider) and in its URL. */

@@ -346,6 +346,43 @@ export async function disconnectAccount(db: Executor, organizationId: string): P
     .execute();
 }
 
+/**
+ * The organization's claim to create its connected account on the platform account: made once
+ * (`key` is kept while the claim lives), so every call for it carries the same idempotency key.
+ */
+export async function claimAccountCreation(
+  db: Executor,
+  organizationId: string,
+  platformAccountId: string,
+  key: string,
+): Promise<string> {
+  await db
+    .insertInto('card_provider_account_claims')
+    .values({
+      organization_id: organizationId,
+      platform_card_provider_account_id: platformAccountId,
+      idempotency_key: key,
+    })
+    .onConflict((oc) => oc.columns(['organization_id', 'platform_card_provider_account_id']).doNothing())
+    .execute();
+  const claim = await db
+    .selectFrom('card_provider_account_claims')
+    .select('idempotency_key')
+    .where('organization_id', '=', organizationId)
+    .where('platform_card_provider_account_id', '=', platformAccountId)
+    .executeTakeFirstOrThrow();
+  return claim.idempotency_key;
+}
+
+/** The claim is done: its account is recorded. */
+export async function deleteAccountClaim(db: Executor, organizationId: string, platformAccountId: string) {
+  await db
+    .deleteFrom('card_provider_account_claims')
+    .where('organization_id', '=', organizationId)
+    .where('platform_card_provider_account_id', '=', platformAccountId)
+    .execute();
+}
+
 /** Serialises set-ups of one organization (two concurrent ones never make two accounts). */
 export async function lockOrganizationSetup(db: Executor, organizationId: string): Promise<void> {
   await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`card-provider-setup:${organizationId}`}, 0))`.execute(

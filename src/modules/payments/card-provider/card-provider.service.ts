@@ -1,7 +1,12 @@
+import type { Kysely } from 'kysely';
 import type { Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
 import type { Executor } from '../../../db/executor.ts';
-import type { CardProviderConnectedAccountRow, CardProviderPlatformAccountRow } from '../../../db/schema.ts';
+import type {
+  CardProviderConnectedAccountRow,
+  CardProviderPlatformAccountRow,
+  Database,
+} from '../../../db/schema.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
@@ -215,11 +220,16 @@ export async function cardProviderStatus(db: Executor, organizationId: string): 
 
 /**
  * Creates the organization's Standard connected account on the platform account (unless it has
- * one there), then an onboarding link. Run in a transaction: set-ups of one organization are
- * serialised, so two at once never make two accounts.
+ * one there), then an onboarding link. The provider is never called inside a database
+ * transaction: the creation is claimed and committed first, with an idempotency key of its own
+ * (per organization and platform account), then the provider is called with that key, then the
+ * account is recorded. A call that failed or whose answer was lost (a crash between the call and
+ * the record), and a link that failed after the account was recorded, are made again by the
+ * next set-up, which gets the same account back: never a second one. Set-ups of one
+ * organization are serialised around each database step.
  */
 export async function setupCardProvider(
-  db: Executor,
+  db: Kysely<Database>,
   deps: Pick<Deps, 'keyring' | 'cardPayments' | 'config' | 'logger'>,
   principal: Principal,
   body: SetupBody,
@@ -233,41 +243,56 @@ export async function setupCardProvider(
       },
     );
   const organizationId = principal.organizationId;
-  await repo.lockOrganizationSetup(db, organizationId);
-  const platform = await repo.findPlatformAccount(db, body.platform_card_provider_account_id);
-  if (!platform) throw new ApiError('NOT_FOUND', 'platform card-provider account not found');
-  if (!(await repo.isEnabledFor(db, organizationId, platform.id)))
-    throw new ApiError(
-      'CARD_PROVIDER_NOT_READY',
-      'this platform card-provider account is not enabled for the organization (the platform enables it)',
+  const claimed = await db.transaction().execute(async (tx) => {
+    await repo.lockOrganizationSetup(tx, organizationId);
+    const platform = await repo.findPlatformAccount(tx, body.platform_card_provider_account_id);
+    if (!platform) throw new ApiError('NOT_FOUND', 'platform card-provider account not found');
+    if (!(await repo.isEnabledFor(tx, organizationId, platform.id)))
+      throw new ApiError(
+        'CARD_PROVIDER_NOT_READY',
+        'this platform card-provider account is not enabled for the organization (the platform enables it)',
+      );
+    const account = await currentAccountOn(tx, organizationId, platform.id);
+    if (account) return { platform, account, key: undefined };
+    const key = await repo.claimAccountCreation(
+      tx,
+      organizationId,
+      platform.id,
+      `connected-account:${organizationId}:${platform.id}:${uuidv7()}`,
     );
-  const credentials = credentialsOf(deps, platform);
-  let account = await repo.findConnectedAccount(db, organizationId);
-  if (account && account.platform_card_provider_account_id !== platform.id)
-    throw new ApiError(
-      'INVALID_STATE',
-      'the organization has a connected account on another platform account: DISCONNECT it first',
-    );
+    return { platform, account: undefined, key };
+  });
+  const credentials = credentialsOf(deps, claimed.platform);
+  let account = claimed.account;
   if (!account) {
     let created: Awaited<ReturnType<typeof deps.cardPayments.createConnectedAccount>>;
     try {
       created = await deps.cardPayments.createConnectedAccount(credentials, {
         type: 'standard',
         metadata: { organization_id: organizationId },
+        idempotencyKey: claimed.key!,
       });
     } catch (error) {
       throw upstreamFailed(error, 'creating the connected account failed');
     }
-    account = await repo.insertConnectedAccount(db, {
-      organization_id: organizationId,
-      platform_card_provider_account_id: platform.id,
-      account_id: created.id,
-      connect_type: 'STANDARD',
-      charges_enabled: created.chargesEnabled,
-      details_submitted: created.detailsSubmitted,
+    account = await db.transaction().execute(async (tx) => {
+      await repo.lockOrganizationSetup(tx, organizationId);
+      // A set-up that ran meanwhile recorded it (the same account: the same key).
+      const recorded = await currentAccountOn(tx, organizationId, claimed.platform.id);
+      if (recorded) return recorded;
+      const inserted = await repo.insertConnectedAccount(tx, {
+        organization_id: organizationId,
+        platform_card_provider_account_id: claimed.platform.id,
+        account_id: created.id,
+        connect_type: 'STANDARD',
+        charges_enabled: created.chargesEnabled,
+        details_submitted: created.detailsSubmitted,
+      });
+      await repo.deleteAccountClaim(tx, organizationId, claimed.platform.id);
+      return inserted;
     });
     deps.logger.info(
-      { organizationId, accountId: created.id, platformAccountId: platform.id },
+      { organizationId, accountId: account.account_id, platformAccountId: claimed.platform.id },
       'card provider: connected account created',
     );
   }
@@ -284,25 +309,47 @@ export async function setupCardProvider(
 }
 
 /**
- * REFRESH reads the account's state from the provider; DISCONNECT forgets the account as the
+ * The organization's current connected account when it is on `platformId`; 409 INVALID_STATE
+ * when it is on another platform account.
+ */
+async function currentAccountOn(
+  db: Executor,
+  organizationId: string,
+  platformId: string,
+): Promise<CardProviderConnectedAccountRow | undefined> {
+  const account = await repo.findConnectedAccount(db, organizationId);
+  if (account && account.platform_card_provider_account_id !== platformId)
+    throw new ApiError(
+      'INVALID_STATE',
+      'the organization has a connected account on another platform account: DISCONNECT it first',
+    );
+  return account;
+}
+
+/**
+ * REFRESH reads the account's state from the provider (with no database transaction open) and
+ * stores it on the account; DISCONNECT forgets the account as the
  * organization's (it is kept, disconnected, so PaymentIntents made on it can still be ended).
  */
 export async function runCardProviderCommand(
-  db: Executor,
+  db: Kysely<Database>,
   deps: Pick<Deps, 'keyring' | 'cardPayments' | 'logger'>,
   principal: Principal,
   command: CardProviderCommand,
 ): Promise<CardProviderStatus> {
   const organizationId = principal.organizationId;
-  await repo.lockOrganizationSetup(db, organizationId);
-  const account = await repo.findConnectedAccount(db, organizationId);
   if (command === 'DISCONNECT') {
-    if (account) {
-      await repo.disconnectAccount(db, organizationId);
-      deps.logger.info({ organizationId, accountId: account.account_id }, 'card provider: disconnected');
-    }
-    return cardProviderStatus(db, organizationId);
+    return db.transaction().execute(async (tx) => {
+      await repo.lockOrganizationSetup(tx, organizationId);
+      const account = await repo.findConnectedAccount(tx, organizationId);
+      if (account) {
+        await repo.disconnectAccount(tx, organizationId);
+        deps.logger.info({ organizationId, accountId: account.account_id }, 'card provider: disconnected');
+      }
+      return cardProviderStatus(tx, organizationId);
+    });
   }
+  const account = await repo.findConnectedAccount(db, organizationId);
   if (!account)
     throw new ApiError(
       'CARD_PROVIDER_NOT_READY',

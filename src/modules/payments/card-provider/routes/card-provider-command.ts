@@ -22,9 +22,7 @@ export const cardProviderCommandRoute: RouteModule = (app, ctx) =>
       },
     },
     async (request, reply) => {
-      const status = await ctx.db
-        .transaction()
-        .execute((tx) => runCardProviderCommand(tx, ctx, principalOf(request), request.body.command));
+      const status = await runCardProviderCommand(ctx.db, ctx, principalOf(request), request.body.command);
       return reply.code(201).send(status);
     },
   );

@@ -21,9 +21,7 @@ export const setupCardProviderRoute: RouteModule = (app, ctx) =>
       },
     },
     async (request, reply) => {
-      const result = await ctx.db
-        .transaction()
-        .execute((tx) => setupCardProvider(tx, ctx, principalOf(request), request.body));
+      const result = await setupCardProvider(ctx.db, ctx, principalOf(request), request.body);
       return reply.code(201).send(result);
     },
   );
