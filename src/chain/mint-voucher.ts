@@ -1,4 +1,11 @@
-import type { Address, Hex, LocalAccount, TypedDataDomain } from 'viem';
+import {
+  type Address,
+  type Hex,
+  type LocalAccount,
+  parseAbi,
+  parseAbiItem,
+  type TypedDataDomain,
+} from 'viem';
 
 /**
  * Mint vouchers of SignatureERC721 (contracts/src/SignatureERC721.sol): EIP-712 typed data signed
@@ -60,3 +67,15 @@ export function signMintVoucher(
     message: voucher,
   });
 }
+
+/** What the service reads of a MINT_VOUCHER contract: a minter's next nonce and who may sign. */
+export const VOUCHER_ABI = parseAbi([
+  'function nonces(address owner) view returns (uint256)',
+  'function hasRole(bytes32 role, address account) view returns (bool)',
+  'function VOUCHER_SIGNER_ROLE() view returns (bytes32)',
+]);
+
+/** Emitted by `mintWithVoucher`: the watcher matches a voucher by minter, nonce and digest. */
+export const VOUCHER_REDEEMED_EVENT = parseAbiItem(
+  'event VoucherRedeemed(address indexed minter, uint256 indexed nonce, bytes32 indexed digest, uint256 firstTokenId, uint256 quantity)',
+);

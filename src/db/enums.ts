@@ -119,6 +119,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'purchase_intent.expired',
   'purchase_intent.fulfilled',
   'purchase_intent.unresolved',
+  'purchase_intent.payment_mismatch',
   'email_claim.created',
   'email_claim.claimed',
   'email_claim.expired',

@@ -515,6 +515,18 @@ export interface EmailClaimsTable {
   updated_at: Timestamp;
 }
 
+/** purchase_intents.payment_mismatch: a payment a provider reported that does not fit the intent. */
+export interface PaymentMismatchRecord {
+  provider: 'CARD_PROVIDER' | 'CRYPTO_PROVIDER';
+  /** The provider's session the payment came through. */
+  reference: string;
+  /** In the smallest unit of `currency`, a decimal string. */
+  amount: string;
+  currency: string;
+  reason: string;
+  received_at: string;
+}
+
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 
@@ -621,6 +633,8 @@ export interface PurchaseIntentsTable {
   card_provider_payment_intent_id: string | null;
   crypto_provider_charge_id: string | null;
   fulfillment_error: string | null;
+  /** The latest reported payment that did not match the intent, or null. */
+  payment_mismatch: NullableJson<PaymentMismatchRecord>;
   expiration: Timestamp;
   confirmed_at: NullableTimestamp;
   created_at: Timestamp;

@@ -14,14 +14,16 @@ import { cryptoPaymentSessions } from '../modules/payments/crypto-provider/crypt
 import {
   emailClaimFlowOwner,
   emailClaimVoucherHandler,
-  unitsOfCoveredClaims,
-} from '../modules/sales/email-claims/email-claims.service.ts';
+} from '../modules/sales/email-claims/email-claim-settlement.ts';
+import { unitsOfCoveredClaims } from '../modules/sales/email-claims/email-claims.service.ts';
 import { settleListingsOfDeployment } from '../modules/sales/listings/listings.service.ts';
+import {
+  purchaseIntentFlowOwner,
+  purchaseIntentVoucherHandler,
+} from '../modules/sales/purchase-intents/purchase-delivery.service.ts';
 import {
   cancelPendingIntentsOfListing,
   lockPendingIntentsOfListing,
-  purchaseIntentFlowOwner,
-  purchaseIntentVoucherHandler,
   unitsInDelivery,
 } from '../modules/sales/purchase-intents/purchase-intents.service.ts';
 import { tokenFlowSettlement } from '../modules/tokens/token-flows/token-flow-settlement.ts';

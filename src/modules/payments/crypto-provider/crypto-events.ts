@@ -9,7 +9,7 @@ import {
   purchaseIntentOwner,
   recordPayment,
   recordPaymentClosed,
-} from '../../sales/purchase-intents/purchase-intents.service.ts';
+} from '../../sales/purchase-intents/purchase-confirmation.service.ts';
 import { findCryptoAccount } from './crypto-provider.service.ts';
 import { verifyHook0Signature } from './hook0-signature.ts';
 import { centsOfUsdc } from './usdc.ts';

@@ -107,38 +107,48 @@ export async function addHold(
   return result.numUpdatedRows > 0n;
 }
 
-/** A hold ends unsold (expired, cancelled). */
+/**
+ * A hold ends unsold (expired, cancelled). The counter is never clamped: a release of units not
+ * held is a hold released twice, and it fails here rather than hide it.
+ */
 export async function releaseHold(db: Executor, id: string, quantity: number): Promise<void> {
-  await db
+  const result = await db
     .updateTable('listings')
-    .set((eb) => ({
-      quantity_held: sql`greatest(${eb.ref('quantity_held')} - ${quantity}, 0)`,
-      updated_at: new Date(),
-    }))
+    .set((eb) => ({ quantity_held: eb('quantity_held', '-', quantity), updated_at: new Date() }))
     .where('id', '=', id)
-    .execute();
+    .where('quantity_held', '>=', quantity)
+    .executeTakeFirst();
+  if (result.numUpdatedRows === 0n) throw heldTwice(id, quantity);
 }
 
-/** Held units are sold; the listing is COMPLETE when nothing remains. Returns the listing after. */
+function heldTwice(id: string, quantity: number): Error {
+  return new Error(`listing ${id}: ${quantity} held units released, but fewer are held (a hold ended twice)`);
+}
+
+/**
+ * Units are sold, from a hold (`fromHold`: the hold's units leave quantity_held, which must hold
+ * them) or not; the listing is COMPLETE when nothing remains. Returns the listing after.
+ */
 export async function sellHeld(
   db: Executor,
   id: string,
   quantity: number,
   fromHold: boolean,
 ): Promise<ListingRow> {
-  return db
+  const sold = await db
     .updateTable('listings')
     .set((eb) => ({
-      quantity_held: fromHold
-        ? sql`greatest(${eb.ref('quantity_held')} - ${quantity}, 0)`
-        : eb.ref('quantity_held'),
+      quantity_held: fromHold ? eb('quantity_held', '-', quantity) : eb.ref('quantity_held'),
       quantity_sold: eb('quantity_sold', '+', quantity),
       status: sql`CASE WHEN quantity_sold + ${quantity} >= quantity_listed AND status = 'ACTIVE' THEN 'COMPLETE' ELSE status END`,
       updated_at: new Date(),
     }))
     .where('id', '=', id)
+    .$if(fromHold, (qb) => qb.where('quantity_held', '>=', quantity))
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  if (!sold) throw heldTwice(id, quantity);
+  return sold;
 }
 
 /** PENDING_TX listings of a collection, locked (its deployment settled). */

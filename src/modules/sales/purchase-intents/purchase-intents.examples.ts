@@ -18,6 +18,7 @@ const purchaseIntent = {
   card_provider_payment_intent_id: null,
   crypto_provider_charge_id: null,
   fulfillment_error: null,
+  payment_mismatch: null,
   created_at: '2026-11-22T10:00:00.000Z',
   expiration: '2026-11-22T10:15:00.000Z',
   confirmed_at: '2026-11-22T10:00:00.000Z',

@@ -5,6 +5,7 @@ import { executePrepared } from '../../../db/prepared.ts';
 import type {
   FulfillmentMethod,
   FulfillmentStatus,
+  PaymentMismatchRecord,
   PaymentProvider,
   PurchaseIntentRow,
   PurchaseIntentStatus,
@@ -113,14 +114,15 @@ export type IntentUpdate = Partial<
     | 'card_provider_payment_intent_id'
     | 'crypto_provider_charge_id'
   >
-> & { data?: Record<string, unknown> | null };
+> & { data?: Record<string, unknown> | null; payment_mismatch?: PaymentMismatchRecord };
 
-/** The columns an update writes: `data` as JSON text, and updated_at. */
+/** The columns an update writes: `data` and `payment_mismatch` as JSON text, and updated_at. */
 function columnsOf(update: IntentUpdate) {
-  const { data, ...rest } = update;
+  const { data, payment_mismatch, ...rest } = update;
   return {
     ...rest,
     ...(data !== undefined && { data: data === null ? null : JSON.stringify(data) }),
+    ...(payment_mismatch !== undefined && { payment_mismatch: JSON.stringify(payment_mismatch) }),
     updated_at: new Date(),
   };
 }
@@ -254,6 +256,8 @@ export interface IntentFilters {
   fulfillmentStatuses: FulfillmentStatus[] | undefined;
   fulfillmentMethods: FulfillmentMethod[] | undefined;
   providers: PaymentProvider[] | undefined;
+  /** true: with a payment_mismatch only; false: without one only. */
+  paymentMismatch: boolean | undefined;
 }
 
 export function listIntents(
@@ -292,6 +296,8 @@ export function listIntents(
   if (filters.fulfillmentMethods?.length)
     query = query.where('fulfillment_method', 'in', filters.fulfillmentMethods);
   if (filters.providers?.length) query = query.where('payment_provider', 'in', filters.providers);
+  if (filters.paymentMismatch !== undefined)
+    query = query.where('payment_mismatch', filters.paymentMismatch ? 'is not' : 'is', null);
   return paginate(query, {
     page,
     filters: { ...filters },

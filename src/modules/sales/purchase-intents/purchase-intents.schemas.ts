@@ -31,6 +31,22 @@ const IntentData = Nullable(
   ),
 );
 
+export const PaymentMismatch = Type.Object(
+  {
+    provider: StringEnum(['CARD_PROVIDER', 'CRYPTO_PROVIDER'] as const),
+    reference: Type.String({ description: "The provider's session the payment came through" }),
+    amount: { ...Uint256, description: 'What was paid, in the smallest unit of the currency' },
+    currency: Type.String(),
+    reason: Type.String({ description: 'What does not match the intent' }),
+    received_at: DateTime,
+  },
+  {
+    title: 'PaymentMismatch',
+    description:
+      'The latest payment a provider reported for the intent that does not match it (amount, currency, session or provider): nothing was confirmed; the organization settles it',
+  },
+);
+
 export const PurchaseIntent = Type.Object(
   {
     id: Uuid,
@@ -49,6 +65,7 @@ export const PurchaseIntent = Type.Object(
     card_provider_payment_intent_id: Nullable(Type.String()),
     crypto_provider_charge_id: Nullable(Type.String()),
     fulfillment_error: Nullable(Type.String({ description: 'Why fulfilment is EXCEPTION' })),
+    payment_mismatch: Nullable(PaymentMismatch),
     created_at: DateTime,
     expiration: DateTime,
     confirmed_at: Nullable(DateTime),
@@ -131,6 +148,9 @@ export const ListPurchaseIntentsQuery = Type.Object(
     fulfillment_status: Type.Optional(Type.Array(FulfillmentStatus, { maxItems: 4 })),
     fulfillment_method: Type.Optional(Type.Array(FulfillmentMethod, { maxItems: 3 })),
     payment_provider: Type.Optional(Type.Array(PaymentProvider, { maxItems: 4 })),
+    payment_mismatch: Type.Optional(
+      Type.Boolean({ description: 'true: only intents with a payment_mismatch; false: only those without' }),
+    ),
   },
   { additionalProperties: false },
 );

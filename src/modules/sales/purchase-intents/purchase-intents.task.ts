@@ -1,4 +1,5 @@
 import { handleJob } from '../../../jobs/job.ts';
+import { deliverPurchaseIntent } from './purchase-delivery.service.ts';
 import {
   cancelPaymentSessionJob,
   deliverPurchaseIntentJob,
@@ -8,7 +9,6 @@ import {
   reconcilePurchasePaymentsJob,
   scheduleExpirySweep,
 } from './purchase-intents.jobs.ts';
-import { deliverPurchaseIntent } from './purchase-intents.service.ts';
 import {
   cancelPaymentSession,
   expireDueIntents,

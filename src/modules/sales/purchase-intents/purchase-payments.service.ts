@@ -8,17 +8,19 @@ import {
 } from '../../../context.ts';
 import type { Database, PurchaseIntentRow } from '../../../db/schema.ts';
 import { ApiError } from '../../../lib/errors.ts';
-import * as repo from './purchase-intents.repository.ts';
-import type { CreatedPurchaseIntent } from './purchase-intents.schemas.ts';
 import {
   abandonPurchaseIntent,
   attachPaymentSession,
+  type PaymentOutcome,
+  recordPayment,
+} from './purchase-confirmation.service.ts';
+import type { NewPurchaseIntent } from './purchase-creation.service.ts';
+import * as repo from './purchase-intents.repository.ts';
+import type { CreatedPurchaseIntent } from './purchase-intents.schemas.ts';
+import {
   expireDuePurchaseIntents,
   expirePurchaseIntent,
-  type NewPurchaseIntent,
-  type PaymentOutcome,
   paymentReferenceOf,
-  recordPayment,
 } from './purchase-intents.service.ts';
 
 /**

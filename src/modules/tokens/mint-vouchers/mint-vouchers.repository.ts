@@ -30,6 +30,26 @@ export function listVouchersOfHolder(db: Executor, holderId: string): Promise<Mi
 }
 
 /** The PENDING voucher of a minter on a contract, if any (addresses lower-case). */
+/**
+ * The highest nonce of the minter's vouchers on the contract that the chain consumed (REDEEMED, or
+ * CANCELLED: taken by another voucher), or undefined: a voucher signed with a nonce at or below it
+ * could never be redeemed.
+ */
+export async function highestConsumedNonce(
+  db: Executor,
+  key: { networkId: number; contract: string; minter: string },
+): Promise<bigint | undefined> {
+  const row = await db
+    .selectFrom('mint_vouchers')
+    .select((eb) => eb.fn.max('nonce').as('nonce'))
+    .where('status', 'in', ['REDEEMED', 'CANCELLED'])
+    .where('network_id', '=', key.networkId)
+    .where('contract_address', '=', key.contract)
+    .where('minter', '=', key.minter)
+    .executeTakeFirst();
+  return row?.nonce == null ? undefined : BigInt(row.nonce);
+}
+
 export function findPendingVoucher(
   db: Executor,
   key: { networkId: number; contract: string; minter: string },

@@ -1,7 +1,7 @@
 import { handleJob } from '../../../jobs/job.ts';
 import { watchMintVouchersJob } from './mint-vouchers.jobs.ts';
 import { networksWithPending } from './mint-vouchers.repository.ts';
-import { scheduleWatch, WATCH_INTERVAL_MS, watchNetworkVouchers } from './mint-vouchers.service.ts';
+import { scheduleWatch, WATCH_INTERVAL_MS, watchNetworkVouchers } from './voucher-watch.service.ts';
 
 export const watchMintVouchersTask = handleJob(watchMintVouchersJob, async (payload, _helpers, ctx) => {
   if (payload.network_id === undefined) {

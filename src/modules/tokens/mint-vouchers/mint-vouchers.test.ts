@@ -17,13 +17,16 @@ import { ApiError } from '../../../lib/errors.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
 import { reserveItems } from '../../catalog/items/item-flows.service.ts';
 import type { MintVoucherData } from './mint-vouchers.schemas.ts';
+import { LIMITS, voucherCurrencyOf } from './mint-vouchers.service.ts';
 import {
   type IssueVoucherRequest,
   issueVoucher,
-  LIMITS,
-  voucherCurrencyOf,
-  watchNetworkVouchers,
-} from './mint-vouchers.service.ts';
+  readVoucherChain,
+  type VoucherChain,
+  VoucherChainStale,
+  withVoucherChain,
+} from './voucher-issue.service.ts';
+import { watchNetworkVouchers } from './voucher-watch.service.ts';
 
 const signatureErc721 = platformContracts.SignatureERC721;
 const FEE_ADDRESS = privateKeyToAccount(generatePrivateKey()).address;
@@ -56,29 +59,40 @@ describe('mint vouchers on a real chain: signed by the organization, redeemed by
     return row!;
   };
 
-  /** Issues a voucher held by a (made-up) purchase intent that reserved the item. */
+  /**
+   * Issues a voucher held by a (made-up) purchase intent that reserved the item, as a holder does:
+   * the chain read first, then the voucher in a transaction.
+   */
   const issue = async (
     overrides: Partial<IssueVoucherRequest> & { itemId: string; minter: Address },
     options: { reserve?: boolean } = {},
   ) => {
     const holderId = uuidv7();
-    return db()
-      .transaction()
-      .execute(async (tx) => {
-        if (options.reserve !== false)
-          await reserveItems(tx, [{ id: overrides.itemId }], 'PURCHASE_INTENT', holderId, 1n);
-        const issued = await issueVoucher(tx, flow.env.ctx, {
-          organizationId: flow.organizationId,
-          collectionId: collection.id,
-          quantity: 1n,
-          price: 0n,
-          currency: zeroAddress,
-          expiry: new Date(Date.now() + 3_600_000),
-          holder: { kind: 'PURCHASE_INTENT', id: holderId },
-          ...overrides,
-        });
-        return { ...issued, holderId };
-      });
+    const request: IssueVoucherRequest = {
+      organizationId: flow.organizationId,
+      collectionId: collection.id,
+      quantity: 1n,
+      price: 0n,
+      currency: zeroAddress,
+      expiry: new Date(Date.now() + 3_600_000),
+      holder: { kind: 'PURCHASE_INTENT', id: holderId },
+      ...overrides,
+    };
+    const target = {
+      organizationId: request.organizationId,
+      collectionId: request.collectionId,
+      minter: request.minter,
+    };
+    return withVoucherChain(db(), flow.env.ctx, target, (chain) =>
+      db()
+        .transaction()
+        .execute(async (tx) => {
+          if (options.reserve !== false)
+            await reserveItems(tx, [{ id: overrides.itemId }], 'PURCHASE_INTENT', holderId, 1n);
+          const issued = await issueVoucher(tx, flow.env.ctx, request, chain);
+          return { ...issued, holderId };
+        }),
+    );
   };
 
   const args = (data: MintVoucherData) =>
@@ -97,6 +111,9 @@ describe('mint vouchers on a real chain: signed by the organization, redeemed by
       },
       data.signature as Hex,
     ] as const;
+
+  const voucherRowsOf = (minter: Address) =>
+    db().selectFrom('mint_vouchers').select('id').where('minter', '=', minter.toLowerCase()).execute();
 
   const voucherRow = (id: string) =>
     db().selectFrom('mint_vouchers').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -261,6 +278,48 @@ describe('mint vouchers on a real chain: signed by the organization, redeemed by
     const other = privateKeyToAccount(generatePrivateKey()).address;
     const issued = await issue({ itemId: second.id, minter: other });
     assert.equal(issued.data.minter, other);
+  });
+
+  it('refuses to sign with a nonce that a voucher of the minter consumed since the chain was read, and reads again', async () => {
+    const minter = privateKeyToAccount(generatePrivateKey()).address;
+    const target = { organizationId: flow.organizationId, collectionId: collection.id, minter };
+    const stale = await readVoucherChain(db(), flow.env.ctx, target);
+    assert.equal(stale.reads?.nonce, 0n);
+    // Meanwhile a voucher of the minter with that nonce is redeemed and its watcher settles it.
+    const first = await issue({ itemId: (await item()).id, minter });
+    await db()
+      .updateTable('mint_vouchers')
+      .set({ status: 'REDEEMED', redeemed_tx_hash: `0x${'ab'.repeat(32)}`, redeemed_block: '1' })
+      .where('id', '=', first.id)
+      .execute();
+    const second = await item();
+    const request: IssueVoucherRequest = {
+      organizationId: flow.organizationId,
+      collectionId: collection.id,
+      itemId: second.id,
+      minter,
+      quantity: 1n,
+      price: 0n,
+      currency: zeroAddress,
+      expiry: new Date(Date.now() + 3_600_000),
+      holder: { kind: 'PURCHASE_INTENT', id: uuidv7() },
+    };
+    const sign = (chain: VoucherChain) =>
+      db()
+        .transaction()
+        .execute(async (tx) => {
+          await reserveItems(tx, [{ id: second.id }], 'PURCHASE_INTENT', request.holder.id, 1n);
+          return issueVoucher(tx, flow.env.ctx, request, chain);
+        });
+    await assert.rejects(sign(stale), VoucherChainStale);
+    // withVoucherChain reads again: the chain says nonce 0 still (nothing was mined), so the
+    // voucher it would sign is as stale, and it gives up with 502 rather than sign it.
+    await assert.rejects(withVoucherChain(db(), flow.env.ctx, target, sign), (error: unknown) => {
+      assert.ok(error instanceof ApiError);
+      assert.equal(error.code, 'UPSTREAM_FAILED');
+      return true;
+    });
+    assert.equal((await voucherRowsOf(minter)).length, 1);
   });
 
   it('refuses what the contract or the organization cannot honour', async () => {

@@ -16,10 +16,8 @@ import { WEBHOOK_EVENT_TYPES } from '../../../../db/enums.ts';
 import type { Executor } from '../../../../db/executor.ts';
 import type { CollectionRow } from '../../../../db/schema.ts';
 import { settleListingsOfDeployment } from '../../../sales/listings/listings.service.ts';
-import {
-  confirmPurchaseIntent,
-  deliverPurchaseIntent,
-} from '../../../sales/purchase-intents/purchase-intents.service.ts';
+import { confirmPurchaseIntent } from '../../../sales/purchase-intents/purchase-confirmation.service.ts';
+import { deliverPurchaseIntent } from '../../../sales/purchase-intents/purchase-delivery.service.ts';
 import {
   expireDueIntents,
   expireIntentWithProvider,

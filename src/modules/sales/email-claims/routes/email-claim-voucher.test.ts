@@ -10,7 +10,7 @@ import { findItemRow, insertItems } from '../../../../../test/support/token-requ
 import { platformContracts } from '../../../../chain/artifacts.ts';
 import type { CollectionRow } from '../../../../db/schema.ts';
 import type { MintVoucherData } from '../../../tokens/mint-vouchers/mint-vouchers.schemas.ts';
-import { watchNetworkVouchers } from '../../../tokens/mint-vouchers/mint-vouchers.service.ts';
+import { watchNetworkVouchers } from '../../../tokens/mint-vouchers/voucher-watch.service.ts';
 
 const signatureErc721 = platformContracts.SignatureERC721;
 

@@ -1,7 +1,7 @@
 import { CLAIM_TOKEN } from '../../../../access/access.ts';
 import type { RouteModule } from '../../../../http/types.ts';
+import { getPublicEmailClaim } from '../email-claim-redeem.service.ts';
 import { ClaimTokenParams, PublicEmailClaim } from '../email-claims.schemas.ts';
-import { getPublicEmailClaim } from '../email-claims.service.ts';
 
 export const getPublicEmailClaimRoute: RouteModule = (app, ctx) =>
   app.get(

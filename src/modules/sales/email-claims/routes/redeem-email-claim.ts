@@ -1,8 +1,8 @@
 import { CLAIM_TOKEN } from '../../../../access/access.ts';
 import type { RouteModule } from '../../../../http/types.ts';
 import { errorResponses } from '../../../../lib/errors.ts';
+import { redeemEmailClaim } from '../email-claim-redeem.service.ts';
 import { ClaimTokenParams, RedeemEmailClaimBody, RedeemResult } from '../email-claims.schemas.ts';
-import { redeemEmailClaim } from '../email-claims.service.ts';
 
 export const redeemEmailClaimRoute: RouteModule = (app, ctx) =>
   app.post(

@@ -1,8 +1,8 @@
 import { CLAIM_TOKEN } from '../../../../access/access.ts';
 import type { RouteModule } from '../../../../http/types.ts';
 import { errorResponses } from '../../../../lib/errors.ts';
+import { sendClaimPin } from '../email-claim-redeem.service.ts';
 import { ClaimTokenParams, PinSent } from '../email-claims.schemas.ts';
-import { sendClaimPin } from '../email-claims.service.ts';
 
 export const verifyEmailClaimRoute: RouteModule = (app, ctx) =>
   app.post(

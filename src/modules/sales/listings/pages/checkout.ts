@@ -7,8 +7,8 @@ import { scriptUrl } from '../../../../web/assets.ts';
 import { html, htmlDocument, type SafeHtml, sendHtml } from '../../../../web/html.ts';
 import { CONTENT_SECURITY_POLICY } from '../../../../web/web-scope.ts';
 import { findCollection } from '../../../catalog/collections/collections.service.ts';
+import { getPublicListing } from '../listing-sales.service.ts';
 import type { PaymentProvider, PublicListing } from '../listings.schemas.ts';
-import { getPublicListing } from '../listings.service.ts';
 
 /**
  * The hosted checkout of a listing: `GET /checkout/{listing_id}` shows the listing and its form,

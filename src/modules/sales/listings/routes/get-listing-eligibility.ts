@@ -1,8 +1,8 @@
 import { PUBLIC } from '../../../../access/access.ts';
 import type { RouteModule } from '../../../../http/types.ts';
 import { errorResponses } from '../../../../lib/errors.ts';
+import { getEligibility } from '../listing-sales.service.ts';
 import { Eligibility, EligibilityQuery, ListingParams } from '../listings.schemas.ts';
-import { getEligibility } from '../listings.service.ts';
 
 export const getListingEligibilityRoute: RouteModule = (app, ctx) =>
   app.get(

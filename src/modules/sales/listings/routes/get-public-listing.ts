@@ -1,8 +1,8 @@
 import { PUBLIC } from '../../../../access/access.ts';
 import type { RouteModule } from '../../../../http/types.ts';
 import { errorResponses } from '../../../../lib/errors.ts';
+import { getPublicListing } from '../listing-sales.service.ts';
 import { ListingParams, PublicListing } from '../listings.schemas.ts';
-import { getPublicListing } from '../listings.service.ts';
 
 export const getPublicListingRoute: RouteModule = (app, ctx) =>
   app.get(

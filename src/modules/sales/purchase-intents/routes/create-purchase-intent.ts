@@ -1,8 +1,8 @@
 import { PUBLIC } from '../../../../access/access.ts';
 import type { RouteModule } from '../../../../http/types.ts';
 import { errorResponses } from '../../../../lib/errors.ts';
+import { createPurchaseIntent, limitAndFindListing } from '../purchase-creation.service.ts';
 import { CreatedPurchaseIntent, CreatePurchaseIntentBody } from '../purchase-intents.schemas.ts';
-import { createPurchaseIntent, limitAndFindListing } from '../purchase-intents.service.ts';
 import { openPaymentSession } from '../purchase-payments.service.ts';
 
 export const createPurchaseIntentRoute: RouteModule = (app, ctx) =>

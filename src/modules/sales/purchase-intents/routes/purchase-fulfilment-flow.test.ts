@@ -19,7 +19,8 @@ import {
 } from '../../../../../test/support/webhook-receiver.ts';
 import { platformContracts } from '../../../../chain/artifacts.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../../../db/enums.ts';
-import { confirmPurchaseIntent, deliverPurchaseIntent } from '../purchase-intents.service.ts';
+import { confirmPurchaseIntent } from '../purchase-confirmation.service.ts';
+import { deliverPurchaseIntent } from '../purchase-delivery.service.ts';
 
 const erc721 = platformContracts.FlexibleERC721;
 

@@ -6,7 +6,8 @@ import { type Actor, setupTest, type TestEnv } from '../../../../../test/harness
 import { testPayments } from '../../../../../test/support/payment-sessions.ts';
 import { createPaidListing, listingCounters } from '../../../../../test/support/sales.ts';
 import { insertItems } from '../../../../../test/support/token-requests.ts';
-import { confirmPurchaseIntent, LIMITS } from '../purchase-intents.service.ts';
+import { confirmPurchaseIntent } from '../purchase-confirmation.service.ts';
+import { LIMITS } from '../purchase-creation.service.ts';
 import { expireDueIntents } from '../purchase-payments.service.ts';
 
 const UNITS = 100;

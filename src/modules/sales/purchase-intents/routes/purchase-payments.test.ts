@@ -14,7 +14,7 @@ import {
   receiveProviderEvent,
   retryProviderEvents,
 } from '../../../platform/provider-events/provider-events.service.ts';
-import { recordPayment, recordPaymentClosed } from '../purchase-intents.service.ts';
+import { recordPayment, recordPaymentClosed } from '../purchase-confirmation.service.ts';
 import {
   cancelPaymentSession,
   expireDueIntents,

@@ -14,7 +14,7 @@ import {
 import { platformContracts } from '../../../../chain/artifacts.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../../../db/enums.ts';
 import type { CollectionRow } from '../../../../db/schema.ts';
-import { watchNetworkVouchers } from '../../../tokens/mint-vouchers/mint-vouchers.service.ts';
+import { watchNetworkVouchers } from '../../../tokens/mint-vouchers/voucher-watch.service.ts';
 import { expireDuePurchaseIntents } from '../purchase-intents.service.ts';
 
 const signatureErc721 = platformContracts.SignatureERC721;
