@@ -2,6 +2,13 @@ import { sql } from 'kysely';
 import type { Executor } from '../../../db/executor.ts';
 import type { ItemReservationRow, ItemRow, ReservationKind } from '../../../db/schema.ts';
 
+/**
+ * A reservation that holds its item now: not released, and not lapsed (an email claim's hold
+ * carries its expiration: past it, the claim reads as inactive and its item is free, before the
+ * claims' sweep gets to release it).
+ */
+export const HOLDS_NOW = sql<boolean>`(item_reservations.released_at IS NULL AND (item_reservations.expires_at IS NULL OR item_reservations.expires_at > now()))`;
+
 /** Locks the named items, in id order so concurrent requests never deadlock. */
 export function lockItemsForUpdate(db: Executor, ids: readonly string[]): Promise<ItemRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
@@ -58,7 +65,7 @@ export function lockEligibleItems(db: Executor, query: EligibleItemsQuery): Prom
           selectFrom('item_reservations')
             .select('item_reservations.id')
             .whereRef('item_reservations.item_id', '=', 'items.id')
-            .where('item_reservations.released_at', 'is', null),
+            .where(HOLDS_NOW),
         ),
       ),
     );
@@ -86,14 +93,29 @@ export function lockEligibleItems(db: Executor, query: EligibleItemsQuery): Prom
   return select.orderBy('created_at').orderBy('id').limit(query.limit).forUpdate().skipLocked().execute();
 }
 
-/** The active reservations of the given items. */
+/** The reservations that hold the given items now (HOLDS_NOW). */
 export function activeReservations(db: Executor, itemIds: readonly string[]): Promise<ItemReservationRow[]> {
   if (itemIds.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('item_reservations')
     .selectAll()
     .where('item_id', 'in', itemIds)
+    .where(HOLDS_NOW)
+    .execute();
+}
+
+/**
+ * Ends the lapsed reservations of the items (unreleased, past their expires_at), as of when they
+ * lapsed, so that a new holder may take the items (one unreleased reservation per item).
+ */
+export async function releaseLapsedReservations(db: Executor, itemIds: readonly string[]): Promise<void> {
+  if (itemIds.length === 0) return;
+  await db
+    .updateTable('item_reservations')
+    .set((eb) => ({ released_at: eb.ref('expires_at') }))
+    .where('item_id', 'in', itemIds)
     .where('released_at', 'is', null)
+    .where('expires_at', '<=', sql<Date>`now()`)
     .execute();
 }
 
@@ -281,7 +303,7 @@ export function lockListableItems(
           selectFrom('item_reservations')
             .select('item_reservations.id')
             .whereRef('item_reservations.item_id', '=', 'items.id')
-            .where('item_reservations.released_at', 'is', null),
+            .where(HOLDS_NOW),
         ),
       ),
     )

@@ -222,6 +222,11 @@ export async function reserveItems(
 ): Promise<ItemReservationRow[]> {
   const at = <T>(value: T | readonly T[], i: number): T =>
     Array.isArray(value) ? (value as readonly T[])[i]! : (value as T);
+  // A lapsed hold of an item (an email claim past its expiration) gives way.
+  await repo.releaseLapsedReservations(
+    db,
+    items.map((item) => item.id),
+  );
   try {
     return await repo.insertReservations(
       db,

@@ -3,6 +3,7 @@ import type { Executor } from '../../../db/executor.ts';
 import { hotQuery } from '../../../db/prepared.ts';
 import type { ItemRow, RoyaltyInfo } from '../../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../../http/pagination.ts';
+import { HOLDS_NOW } from './item-flows.repository.ts';
 
 /** Items by id, unlocked (to find their collection before taking any lock). */
 export function findItems(db: Executor, ids: readonly string[]): Promise<ItemRow[]> {
@@ -96,7 +97,7 @@ export async function hasActiveReservation(db: Executor, itemId: string): Promis
     .selectFrom('item_reservations')
     .select('id')
     .where('item_id', '=', itemId)
-    .where('released_at', 'is', null)
+    .where(HOLDS_NOW)
     .executeTakeFirst();
   return row !== undefined;
 }
@@ -196,7 +197,7 @@ export async function itemStatus(db: Executor, itemId: string): Promise<ItemStat
     GROUP BY holder_id ORDER BY min(created_at), holder_id)`;
   const reserved = (kind: string) => sql`(
     SELECT coalesce(sum(quantity), 0)::text FROM item_reservations
-    WHERE item_id = ${itemId} AND kind = ${kind} AND released_at IS NULL)`;
+    WHERE item_id = ${itemId} AND kind = ${kind} AND ${HOLDS_NOW})`;
   const result = await sql<ItemStatusRow>`
     SELECT
       ${holders('EMAIL_CLAIM')} AS email_claim_ids,
