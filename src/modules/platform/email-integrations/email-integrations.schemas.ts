@@ -16,7 +16,8 @@ const Hostname = Type.String({
   minLength: 1,
   maxLength: 253,
   pattern:
-    '^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$',
+    // The length is maxLength's: no lookahead, which not every client's regular expressions read.
+    '^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$',
 });
 const Secret = (description: string) => Type.String({ minLength: 1, maxLength: 1024, description });
 
@@ -125,16 +126,46 @@ export const CreateEmailIntegrationBody = Type.Object(
 );
 export type CreateEmailIntegrationBody = Static<typeof CreateEmailIntegrationBody>;
 
+/** A config field given at the top level of an edit: any provider's, null to remove an optional one. */
+const EditedField = <T extends TSchema>(schema: T) => Type.Optional(Nullable(schema));
+
+/**
+ * An edit takes the config's fields at the top level of the body, as the spec says ("any
+ * parameters originally given in the config, at config level"), or nested in `config`; not both.
+ * Which fields the integration's provider takes is checked against its config (400 otherwise).
+ */
 export const EditEmailIntegrationBody = Type.Object(
   {
     config: Type.Optional({
       ...ConfigInput,
       description:
-        "Any of the provider's config fields, merged into the current config (null removes an optional one); the provider cannot change",
+        "Any of the provider's config fields, merged into the current config (null removes an optional one); the provider cannot change. The same fields may be given at the top level of the body instead",
     }),
     active: Type.Optional(Type.Boolean({ description: 'Platform admins only (403 otherwise)' })),
+    email_from: EditedField(MailboxText),
+    email_reply_to: EditedField(MailboxText),
+    domain: EditedField(Hostname),
+    api_key: EditedField(Secret('API_MAIL_PROVIDER: write-only')),
+    region: EditedField(
+      Type.String({
+        minLength: 2,
+        maxLength: 32,
+        description: 'API_MAIL_PROVIDER: US|EU; CLOUD_MAIL_PROVIDER: an AWS region',
+      }),
+    ),
+    access_key_id: EditedField(Type.String({ pattern: '^[A-Z0-9]{16,128}$' })),
+    secret_access_key: EditedField(Secret('CLOUD_MAIL_PROVIDER: write-only')),
+    host: EditedField(Hostname),
+    port: EditedField(Type.Integer({ minimum: 1, maximum: 65535 })),
+    username: EditedField(Type.String({ minLength: 1, maxLength: 256 })),
+    password: EditedField(Secret('CUSTOM_SMTP: write-only')),
+    secure: EditedField(Type.Boolean()),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description:
+      "The config's fields to change, at the top level or in `config` (merged into the current config; null removes an optional one), and `active`",
+  },
 );
 export type EditEmailIntegrationBody = Static<typeof EditEmailIntegrationBody>;
 

@@ -117,14 +117,24 @@ export async function editEmailIntegration(
   assertOrganizationAccess(principal, current.organization_id, 'email integration');
   if (body.active !== undefined && !isPlatformAdmin(principal))
     throw new ApiError('FORBIDDEN', 'only a platform admin may activate or deactivate an email integration');
+  const { config: nested, active: _active, ...flat } = body;
+  const topLevel = Object.entries(flat).filter(([, value]) => value !== undefined);
+  if (nested !== undefined && topLevel.length > 0)
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      "give the config's fields at the top level or in config, not both",
+      {
+        fields: topLevel.map(([key]) => ({ path: `/${key}`, message: 'given beside config' })),
+      },
+    );
   const { secret } = PROVIDER_CONFIGS[current.provider];
   const merged: Record<string, unknown> = { ...current.config };
   if (current.secret_encrypted !== null) merged[secret] = deps.keyring.decrypt(current.secret_encrypted);
-  for (const [key, value] of Object.entries(body.config ?? {})) {
+  for (const [key, value] of nested === undefined ? topLevel : Object.entries(nested)) {
     if (value === null) delete merged[key];
     else merged[key] = value;
   }
-  const config = checkedConfig(current.provider, merged);
+  const config = checkedConfig(current.provider, merged, nested === undefined ? '' : '/config');
   return repo.updateEmailIntegration(db, id, {
     ...splitSecret(deps, current.provider, config),
     active: body.active ?? (serverMoved(current, config, principal) ? false : current.active),
@@ -210,19 +220,23 @@ export function settingsOf(deps: Pick<Deps, 'keyring'>, row: EmailIntegrationRow
 }
 
 /** The provider's config shape (unknown fields refused) plus what a schema cannot say; 400 with fields. */
-function checkedConfig(provider: EmailProvider, config: Record<string, unknown>): Record<string, unknown> {
+function checkedConfig(
+  provider: EmailProvider,
+  config: Record<string, unknown>,
+  at = '/config',
+): Record<string, unknown> {
   const { schema } = PROVIDER_CONFIGS[provider];
   const fields: FieldError[] = [...Value.Errors(schema, config)].map((e) => ({
-    path: `/config${e.path}`,
+    path: `${at}${e.path}`,
     message: e.message,
   }));
   for (const key of ['email_from', 'email_reply_to']) {
     const value = config[key];
     if (typeof value === 'string' && !parseMailbox(value))
-      fields.push({ path: `/config/${key}`, message: 'must be an address or "Name <address>"' });
+      fields.push({ path: `${at}/${key}`, message: 'must be an address or "Name <address>"' });
   }
   if (provider === 'CUSTOM_SMTP' && config.password != null && config.username == null)
-    fields.push({ path: '/config/username', message: 'is required with a password' });
+    fields.push({ path: `${at}/username`, message: 'is required with a password' });
   if (fields.length > 0)
     throw new ApiError('VALIDATION_FAILED', `invalid ${provider} config`, { fields: dedupe(fields) });
   return config;
