@@ -11,12 +11,11 @@ export const createPurchaseIntentRoute: RouteModule = (app, ctx) =>
     {
       config: {
         access: PUBLIC,
-        // A buyer's retry is recognised per listing (and client address).
+        // A buyer's retry is recognised per listing, by its key and body, from whatever address it
+        // comes (a phone that changed networks between two tries gets its first answer back).
         idempotencyScope: (request) => {
           const body = request.body as { listing_id?: unknown } | undefined;
-          return typeof body?.listing_id === 'string'
-            ? `listing:${body.listing_id}:${request.ip}`
-            : undefined;
+          return typeof body?.listing_id === 'string' ? `listing:${body.listing_id}` : undefined;
         },
       },
       schema: {
@@ -28,7 +27,7 @@ export const createPurchaseIntentRoute: RouteModule = (app, ctx) =>
           'The intent is PENDING until its expiration (the policy session length), then EXPIRED and its hold released; EMAIL_CLAIM intents are CONFIRMED at once and delivered by email claim.',
           'client_token is returned only here: send it as X-Client-Token to read or cancel the intent. fulfillment_method: VOUCHER for MINT_VOUCHER, EMAIL for EMAIL_CLAIM, else TRANSFER with eth_address and EMAIL with email alone.',
           'CARD_PROVIDER and CRYPTO_PROVIDER: the payment session is opened at the provider and data says how to pay; a provider that fails or refuses is 502 UPSTREAM_FAILED and nothing stays held.',
-          'Idempotency-Key is honoured per listing; rate limited per client address and per buyer (429).',
+          'Idempotency-Key is honoured per listing, whatever the client address: a retry with the same key and body answers the first answer again (one hold, one payment session); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. Use an unguessable key (a UUID). Rate limited per client address and per buyer (429).',
         ].join(' '),
         body: CreatePurchaseIntentBody,
         response: { 201: CreatedPurchaseIntent, ...errorResponses(400, 404, 409, 422, 429, 502) },
