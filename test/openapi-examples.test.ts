@@ -152,6 +152,21 @@ describe('the OpenAPI examples', () => {
     assertNone(problems);
   });
 
+  it('shows an example in every operation, and every error example given is a valid error body of that status', () => {
+    const problems = operations.flatMap(({ where, op }) => {
+      const shown = JSON.stringify(op).includes('"example"');
+      const errors = Object.entries(OPERATION_EXAMPLES[op.operationId]?.errors ?? {}).map(
+        ([status, error]) => {
+          const content = op.responses[status]?.content?.['application/json'];
+          if (!content?.schema) return `${where}: an example of ${status}, which it does not answer`;
+          return check(content.schema, error, `${where}: ${status} example`);
+        },
+      );
+      return [shown ? undefined : `${where} shows no example`, ...errors];
+    });
+    assertNone(problems);
+  });
+
   it('uses realistic values: UUIDv7 ids, EIP-55 addresses, timestamps with milliseconds', () => {
     for (const [operationId, example] of Object.entries(OPERATION_EXAMPLES)) {
       for (const [path, value] of strings(example)) {

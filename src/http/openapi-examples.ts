@@ -10,6 +10,11 @@ export interface OperationExample {
   readonly request?: unknown;
   /** The body of the success response. */
   readonly response?: unknown;
+  /**
+   * Error answers worth showing, by status (each an error body): what an operation whose success
+   * has no body (a 204) shows of itself, so that no operation of the document goes without one.
+   */
+  readonly errors?: Readonly<Record<number, unknown>>;
 }
 
 interface DocumentOperation {
@@ -21,7 +26,7 @@ interface DocumentOperation {
 
 /**
  * Puts each operation's example into the document: path parameter `example`s, the JSON request
- * body's and the success response's. Operations without an entry are left as they are (the
+ * body's, the success response's and the error answers given. Operations without an entry are left as they are (the
  * examples test names them).
  */
 export function addExamples<T extends { paths?: unknown }>(
@@ -43,6 +48,10 @@ export function addExamples<T extends { paths?: unknown }>(
       const success = Object.entries(operation.responses ?? {}).find(([status]) => /^2\d\d$/.test(status));
       const content = success?.[1].content?.['application/json'];
       if (content && example.response !== undefined) content.example = example.response;
+      for (const [status, error] of Object.entries(example.errors ?? {})) {
+        const answer = operation.responses?.[status]?.content?.['application/json'];
+        if (answer) answer.example = error;
+      }
     }
   }
   return document;

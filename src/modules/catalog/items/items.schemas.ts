@@ -96,7 +96,7 @@ export const ListItemsQuery = Type.Object(
       Type.Array(
         Type.String({
           // name:value, the name before the first ':' (never empty); no NUL, which no JSON text holds.
-          pattern: '^[^:\\u0000]+:[^\\u0000]*$',
+          pattern: '^[^:\\x00]+:[^\\x00]*$',
           maxLength: 1000,
           description: 'name:value',
         }),

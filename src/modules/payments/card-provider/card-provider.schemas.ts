@@ -23,7 +23,7 @@ const AccountId = Type.String({ pattern: '^acct_[A-Za-z0-9]+$', maxLength: 255 }
 const Name = Type.String({
   minLength: 1,
   maxLength: 100,
-  pattern: '^[^\\u0000-\\u001f\\u007f]*\\S[^\\u0000-\\u001f\\u007f]*$',
+  pattern: '^[^\\x00-\\x1f\\x7f]*[^\\x00-\\x20\\x7f][^\\x00-\\x1f\\x7f]*$',
 });
 const SessionTimeoutMinutes = Type.Integer({
   minimum: 1,

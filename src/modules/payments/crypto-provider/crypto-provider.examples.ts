@@ -21,5 +21,16 @@ export const cryptoProviderExamples: Readonly<Record<string, OperationExample>> 
     },
     response: cryptoProvider,
   },
-  deleteCryptoProvider: {},
+  // Its success is a 204 without a body: what a member who may not change the organization sees.
+  deleteCryptoProvider: {
+    errors: {
+      403: {
+        error: {
+          code: 'FORBIDDEN',
+          request_id: '01a20d24-9f5b-7a7c-ad4e-6f8a0b2c4d5e',
+          detail: 'this operation needs the organizations:write permission',
+        },
+      },
+    },
+  },
 };

@@ -10,7 +10,7 @@ export const PutCryptoProviderBody = Type.Object(
   {
     api_key_id: Type.String({
       maxLength: 255,
-      pattern: '^\\S+$',
+      pattern: '^[^\\x00-\\x20\\x7f]+$',
       description: "The CDP API key's id (a UUID or organizations/…/apiKeys/…)",
     }),
     api_key_secret: Type.String({

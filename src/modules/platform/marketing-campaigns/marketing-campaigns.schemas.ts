@@ -2,12 +2,12 @@ import { type Static, Type } from '@sinclair/typebox';
 import { listQueryProperties } from '../../../http/pagination.ts';
 import { DateTime, Nullable, Uuid } from '../../../http/schemas.ts';
 
-const CampaignName = Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
+const CampaignName = Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\x00-\\x1f\\x7f]*$' });
 /** A sender: a display name (`Acme`) or `Name <address>` (or a bare address); one header line. */
 export const EmailFrom = Type.String({
   minLength: 1,
   maxLength: 320,
-  pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+  pattern: '^[^\\x00-\\x1f\\x7f]*$',
   description:
     'A display name ("Acme Drops", sent from the platform\'s address) or "Name <address@example.com>"; no line breaks',
 });
