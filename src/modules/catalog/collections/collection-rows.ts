@@ -1,5 +1,5 @@
 import { assertOrganizationAccess, type Principal } from '../../../access/principal.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { CollectionRow } from '../../../db/schema.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import * as repo from './collections.repository.ts';
@@ -10,19 +10,24 @@ export function findCollection(db: Executor, id: string): Promise<CollectionRow 
   return repo.findCollection(db, id);
 }
 
-/**
- * The collection as `principal` may see it: another organization's answers NOT_FOUND. With
- * `forUpdate` the row stays locked until the caller's transaction ends.
- */
+/** The collection as `principal` may see it: another organization's answers NOT_FOUND. */
 export async function getCollectionRow(
   db: Executor,
   principal: Principal,
   id: string,
-  options: { forUpdate?: boolean } = {},
 ): Promise<CollectionRow> {
-  const row = options.forUpdate
-    ? await repo.findCollectionForUpdate(db, id)
-    : await repo.findCollection(db, id);
+  return ownRow(principal, await repo.findCollection(db, id));
+}
+
+/**
+ * getCollectionRow, the row locked until the caller's transaction ends (edits, locks and
+ * deployments of one collection run one after another).
+ */
+export async function lockCollectionRow(db: Tx, principal: Principal, id: string): Promise<CollectionRow> {
+  return ownRow(principal, await repo.findCollectionForUpdate(db, id));
+}
+
+function ownRow(principal: Principal, row: CollectionRow | undefined): CollectionRow {
   if (!row) throw new ApiError('NOT_FOUND', 'collection not found');
   assertOrganizationAccess(principal, row.organization_id, 'collection');
   return row;

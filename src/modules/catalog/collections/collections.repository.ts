@@ -15,7 +15,7 @@ export function findCollection(db: Executor, id: string): Promise<CollectionRow 
  * deployments of one collection run one after another, while items keep being inserted into it
  * (their foreign key check takes FOR KEY SHARE, which this lock does not block).
  */
-export function findCollectionForUpdate(db: Executor, id: string): Promise<CollectionRow | undefined> {
+export function findCollectionForUpdate(db: Tx, id: string): Promise<CollectionRow | undefined> {
   return db.selectFrom('collections').selectAll().where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
 }
 

@@ -2,14 +2,14 @@ import { isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import type { CapabilityName } from '../../../chain/capabilities.ts';
 import type { Deps } from '../../../context.ts';
 import { isUniqueViolation } from '../../../db/errors.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { CollectionRow, CollectionUpdate } from '../../../db/schema.ts';
 import { checkedAddress } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import { iso } from '../../../http/schemas.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
-import { getCollectionRow, validationFailed } from './collection-rows.ts';
+import { lockCollectionRow, validationFailed } from './collection-rows.ts';
 import * as repo from './collections.repository.ts';
 import type {
   Collection,
@@ -21,7 +21,7 @@ import { deploy } from './deployments.service.ts';
 import { checkedRoyalty, sameRoyalty, updateRoyaltyOnChain } from './royalties.service.ts';
 
 export type { CollectionRow } from '../../../db/schema.ts';
-export { findCollection, getCollectionRow } from './collection-rows.ts';
+export { findCollection, getCollectionRow, lockCollectionRow } from './collection-rows.ts';
 
 export function toCollection(row: CollectionRow): Collection {
   return {
@@ -120,12 +120,12 @@ export async function createCollection(
  * edits cannot both pass a one-way check (reveal_hidden, editable_metadata) on the same state.
  */
 export async function editCollection(
-  db: Executor,
+  db: Tx,
   principal: Principal,
   id: string,
   body: EditCollectionBody,
 ): Promise<CollectionRow> {
-  const current = await getCollectionRow(db, principal, id, { forUpdate: true });
+  const current = await lockCollectionRow(db, principal, id);
   const patch: CollectionUpdate = {};
 
   if (body.name !== undefined && body.name !== current.name) patch.name = body.name;

@@ -10,7 +10,7 @@ import {
 } from '../../../chain/capabilities.ts';
 import { probeContract } from '../../../chain/probe.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type {
   CollectionRow,
   CollectionUpdate,
@@ -26,7 +26,7 @@ import { queueTransaction } from '../../platform/transactions/transactions.servi
 import { organizationWalletOf } from '../../platform/wallets/wallets.service.ts';
 import { parseAbiJson } from '../contracts/abi-json.ts';
 import { parseCustomContract } from '../contracts/contracts.service.ts';
-import { getCollectionRow, validationFailed } from './collection-rows.ts';
+import { getCollectionRow, lockCollectionRow, validationFailed } from './collection-rows.ts';
 import * as repo from './collections.repository.ts';
 import type { DeploymentRequest, DeploymentRequestStatus } from './collections.schemas.ts';
 
@@ -40,13 +40,13 @@ import type { DeploymentRequest, DeploymentRequestStatus } from './collections.s
  * yet or the last deployment FAILED.
  */
 export async function submitDeploymentRequest(
-  db: Executor,
+  db: Tx,
   deps: Deps,
   principal: Principal,
   id: string,
   request: DeploymentRequest,
 ): Promise<DeploymentRequestStatus> {
-  const collection = await getCollectionRow(db, principal, id, { forUpdate: true });
+  const collection = await lockCollectionRow(db, principal, id);
   return toDeploymentStatus(await deploy(db, deps, collection, request, ''));
 }
 

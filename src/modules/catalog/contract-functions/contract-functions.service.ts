@@ -13,14 +13,18 @@ import type { Principal } from '../../../access/principal.ts';
 import { canonicalSignature, functionSelector } from '../../../chain/capabilities.ts';
 import { classifyRpcError, readableReason } from '../../../chain/rpc.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import { paginateStatic } from '../../../http/static-pagination.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { chainClientFor } from '../../platform/networks/networks.service.ts';
 import { queueTransaction } from '../../platform/transactions/transactions.service.ts';
 import { organizationWalletOf } from '../../platform/wallets/wallets.service.ts';
-import { type CollectionRow, getCollectionRow } from '../collections/collections.service.ts';
+import {
+  type CollectionRow,
+  getCollectionRow,
+  lockCollectionRow,
+} from '../collections/collections.service.ts';
 import { abiValuesFromJson } from '../contracts/abi-json.ts';
 import { abiOutputsToJson, abiValueToJson } from './abi-to-json.ts';
 import * as repo from './contract-functions.repository.ts';
@@ -140,13 +144,13 @@ export async function getContractFunction(
  * execute of the same collection never interleave.
  */
 export async function editContractFunction(
-  db: Executor,
+  db: Tx,
   principal: Principal,
   collectionId: string,
   functionId: string,
   enabled: boolean,
 ): Promise<ContractFunction> {
-  const collection = await getCollectionRow(db, principal, collectionId, { forUpdate: true });
+  const collection = await lockCollectionRow(db, principal, collectionId);
   const entry = findFunction(collection, functionId);
   return toContractFunction(entry, await repo.upsertFunctionEnabled(db, collection.id, entry.id, enabled));
 }
@@ -280,14 +284,14 @@ function callError(error: unknown, contract: Deployed, entry: AbiFunctionEntry):
  * the function enabled. Payable functions are sent without value (the API takes none).
  */
 export async function executeContractFunction(
-  db: Executor,
+  db: Tx,
   principal: Principal,
   collectionId: string,
   functionId: string,
   args: readonly unknown[] | null,
 ): Promise<ExecuteResult> {
   // Locked: a concurrent switch of functions_enabled or of the function waits for this decision.
-  const collection = await getCollectionRow(db, principal, collectionId, { forUpdate: true });
+  const collection = await lockCollectionRow(db, principal, collectionId);
   const entry = findFunction(collection, functionId);
   if (isReadOnly(entry.fn)) {
     throw new ApiError(

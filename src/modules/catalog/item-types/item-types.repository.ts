@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { ItemTypeRow } from '../../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../../http/pagination.ts';
 
@@ -19,7 +19,7 @@ export function findItemType(db: Executor, id: string): Promise<ItemTypeRow | un
 }
 
 /** The row locked against item writes until the caller's transaction ends (a schema edit). */
-export function findItemTypeForUpdate(db: Executor, id: string): Promise<ItemTypeRow | undefined> {
+export function findItemTypeForUpdate(db: Tx, id: string): Promise<ItemTypeRow | undefined> {
   return db.selectFrom('item_types').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
@@ -27,7 +27,7 @@ export function findItemTypeForUpdate(db: Executor, id: string): Promise<ItemTyp
  * Item types that items are being written against: FOR SHARE, so a concurrent schema edit
  * (FOR UPDATE) waits for the items, and the items are validated against the committed schema.
  */
-export function findItemTypesForShare(db: Executor, ids: readonly string[]): Promise<ItemTypeRow[]> {
+export function findItemTypesForShare(db: Tx, ids: readonly string[]): Promise<ItemTypeRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db.selectFrom('item_types').selectAll().where('id', 'in', ids).orderBy('id').forShare().execute();
 }

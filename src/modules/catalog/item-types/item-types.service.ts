@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { ItemTypeRow } from '../../../db/schema.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import { iso } from '../../../http/schemas.ts';
@@ -90,7 +90,7 @@ const REVALIDATION_BATCH = 1000;
  * writes lock it FOR SHARE, so no item can slip in against the old schema meanwhile.
  */
 export async function editItemType(
-  db: Executor,
+  db: Tx,
   principal: Principal,
   id: string,
   body: EditItemTypeBody,
@@ -132,7 +132,7 @@ export function metaSchema(): { example_json_schema: object; meta_json_schema: o
  * caller's transaction ends (so a concurrent schema edit waits, see editItemType).
  */
 export async function itemTypesForItemWrites(
-  db: Executor,
+  db: Tx,
   ids: readonly string[],
 ): Promise<Map<string, ItemTypeRow>> {
   const rows = await repo.findItemTypesForShare(db, [...new Set(ids)]);

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { ItemReservationRow, ItemRow, ReservationKind } from '../../../db/schema.ts';
 
 /**
@@ -10,14 +10,14 @@ import type { ItemReservationRow, ItemRow, ReservationKind } from '../../../db/s
 export const HOLDS_NOW = sql<boolean>`(item_reservations.released_at IS NULL AND (item_reservations.expires_at IS NULL OR item_reservations.expires_at > now()))`;
 
 /** Locks the named items, in id order so concurrent requests never deadlock. */
-export function lockItemsForUpdate(db: Executor, ids: readonly string[]): Promise<ItemRow[]> {
+export function lockItemsForUpdate(db: Tx, ids: readonly string[]): Promise<ItemRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db.selectFrom('items').selectAll().where('id', 'in', ids).orderBy('id').forUpdate().execute();
 }
 
 /** Locks the collection's items holding the given token ids, in id order. */
 export function lockItemsByTokenIdForUpdate(
-  db: Executor,
+  db: Tx,
   collectionId: string,
   tokenIds: readonly bigint[],
 ): Promise<ItemRow[]> {
@@ -52,7 +52,7 @@ export interface EligibleItemsQuery {
  * items another transaction holds (SKIP LOCKED) and items with an active reservation, so two
  * concurrent requests over one collection take disjoint sets.
  */
-export function lockEligibleItems(db: Executor, query: EligibleItemsQuery): Promise<ItemRow[]> {
+export function lockEligibleItems(db: Tx, query: EligibleItemsQuery): Promise<ItemRow[]> {
   const quantity = query.quantity.toString();
   let select = db
     .selectFrom('items')
@@ -283,7 +283,7 @@ export async function changeHeld(db: Executor, itemId: string, delta: bigint): P
  * holds are passed over.
  */
 export function lockListableItems(
-  db: Executor,
+  db: Tx,
   query: {
     collectionId: string;
     mintOnly: boolean;

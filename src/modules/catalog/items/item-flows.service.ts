@@ -1,7 +1,7 @@
 import { type Address, getAddress } from 'viem';
 import type { TokenType } from '../../../chain/capabilities.ts';
 import { isUniqueViolation } from '../../../db/errors.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { CollectionRow, ItemReservationRow, ItemRow, ReservationKind } from '../../../db/schema.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
@@ -43,7 +43,7 @@ export function findItems(db: Executor, ids: readonly string[]): Promise<ItemRow
  * Locks the named items (id order) without the eligibility checks of lockFlowItems: for a holder
  * (an email claim) whose reservation already keeps them out of every other flow.
  */
-export function lockItems(db: Executor, ids: readonly string[]): Promise<ItemRow[]> {
+export function lockItems(db: Tx, ids: readonly string[]): Promise<ItemRow[]> {
   return repo.lockItemsForUpdate(db, ids);
 }
 
@@ -67,7 +67,7 @@ export async function activeHolderOf(db: Executor, itemId: string): Promise<stri
  * must exist, else 404), and their order as named.
  */
 async function lockNamedItems(
-  db: Executor,
+  db: Tx,
   collection: CollectionRow,
   selection: Extract<ItemSelection, { kind: 'items' | 'token_ids' }>,
 ): Promise<{ items: ItemRow[]; order: string[] }> {
@@ -97,7 +97,7 @@ export interface FlowItemsRequest {
  * fails; collection_id and token_ranges take the first 100 qualifying items and pass over the
  * rest, including items reserved or locked by a concurrent request.
  */
-export async function lockFlowItems(db: Executor, request: FlowItemsRequest): Promise<ItemRow[]> {
+export async function lockFlowItems(db: Tx, request: FlowItemsRequest): Promise<ItemRow[]> {
   const { collection, flow, selection, quantity } = request;
   if (selection.kind === 'collection' || selection.kind === 'token_ranges') {
     const locked = await repo.lockEligibleItems(db, {
@@ -400,7 +400,7 @@ export function listableUnits(
  * eligible ones, lowest token id first, up to MAX_ITEMS_PER_LISTING.
  */
 export async function lockListableItems(
-  db: Executor,
+  db: Tx,
   collection: CollectionRow,
   selection: ItemSelection,
   options: { mintOnly: boolean },

@@ -1,11 +1,11 @@
 import { maxUint256 } from 'viem';
 import { assertOrganizationAccess, type Principal } from '../../../access/principal.ts';
 import { isUniqueViolation } from '../../../db/errors.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { CollectionRow, ItemRow } from '../../../db/schema.ts';
 import { checkedUint256 } from '../../../http/inputs.ts';
 import { ApiError } from '../../../lib/errors.ts';
-import { getCollectionRow, takeTokenIds } from '../collections/collections.service.ts';
+import { lockCollectionRow, takeTokenIds } from '../collections/collections.service.ts';
 import { byCreation } from './item-flows.service.ts';
 import { type ItemSelection, parseItemSelection, type SelectorForm } from './item-selection.ts';
 import * as repo from './items.repository.ts';
@@ -26,11 +26,7 @@ const LOCK_FORMS: readonly SelectorForm[] = ['item_id', 'item_ids', 'collection_
  * with no gap; a MANUAL id is checked free by a lock that sees every earlier one (and the unique
  * index items_token_id_key stands behind the check).
  */
-export async function lockItems(
-  db: Executor,
-  principal: Principal,
-  body: LockItemsBody,
-): Promise<LockOutput[]> {
+export async function lockItems(db: Tx, principal: Principal, body: LockItemsBody): Promise<LockOutput[]> {
   const selection = parseSelection(body);
   // Rule 4: a token id names one token, so it comes with a single item only.
   if (body.token_id != null && body.item_id == null) {
@@ -125,19 +121,15 @@ function parseSelection(body: LockItemsBody): Selection {
 }
 
 /** The collection of the selection, locked (FOR UPDATE) until the transaction ends. */
-async function lockCollectionOf(
-  db: Executor,
-  principal: Principal,
-  selection: Selection,
-): Promise<CollectionRow> {
+async function lockCollectionOf(db: Tx, principal: Principal, selection: Selection): Promise<CollectionRow> {
   if (selection.kind === 'collection') {
-    return getCollectionRow(db, principal, selection.collectionId, { forUpdate: true });
+    return lockCollectionRow(db, principal, selection.collectionId);
   }
   // The first item names the collection; assertSelectable checks every item against it.
   const first = await repo.findItem(db, selection.itemIds[0]!);
   if (!first) throw new ApiError('NOT_FOUND', `item ${selection.itemIds[0]} not found`);
   assertOrganizationAccess(principal, first.organization_id, `item ${first.id}`);
-  return getCollectionRow(db, principal, first.collection_id, { forUpdate: true });
+  return lockCollectionRow(db, principal, first.collection_id);
 }
 
 /** Named items must all exist (404, also for another organization's) and share one collection. */

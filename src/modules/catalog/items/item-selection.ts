@@ -180,16 +180,15 @@ export function parseItemSelection(
 
 /**
  * The collection a selection's items belong to, as `principal` may see it (another
- * organization's items or collection answer NOT_FOUND), locked with `forUpdate`. Named items must
- * share one collection: one request moves tokens of one contract.
+ * organization's items or collection answer NOT_FOUND). Named items must share one collection:
+ * one request moves tokens of one contract.
  */
 export async function collectionOfSelection(
   db: Executor,
   principal: Principal,
   selection: ItemSelection,
-  options: { forUpdate?: boolean } = {},
 ): Promise<CollectionRow> {
-  if (selection.kind !== 'items') return getCollectionRow(db, principal, selection.collectionId, options);
+  if (selection.kind !== 'items') return getCollectionRow(db, principal, selection.collectionId);
   const items = await assertItemsOfOrganization(db, principal, selection.itemIds);
   const collectionIds = new Set(items.map((i) => i.collection_id));
   if (collectionIds.size > 1)
@@ -197,5 +196,5 @@ export async function collectionOfSelection(
       'INVALID_SELECTION',
       'the items belong to several collections: one request, one collection',
     );
-  return getCollectionRow(db, principal, items[0]!.collection_id, options);
+  return getCollectionRow(db, principal, items[0]!.collection_id);
 }

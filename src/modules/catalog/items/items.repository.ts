@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import { hotQuery } from '../../../db/prepared.ts';
 import type { ItemRow, RoyaltyInfo } from '../../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../../http/pagination.ts';
@@ -17,7 +17,7 @@ export async function findItem(db: Executor, id: string): Promise<ItemRow | unde
   return (await itemById(db, id))[0];
 }
 
-export function findItemForUpdate(db: Executor, id: string): Promise<ItemRow | undefined> {
+export function findItemForUpdate(db: Tx, id: string): Promise<ItemRow | undefined> {
   return db.selectFrom('items').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
@@ -214,7 +214,7 @@ export async function itemStatus(db: Executor, itemId: string): Promise<ItemStat
 // ---- Lock ----
 
 /** Locks the named items (id order, as every flow locks items, so none deadlocks another). */
-export function findItemsForUpdate(db: Executor, ids: readonly string[]): Promise<ItemRow[]> {
+export function findItemsForUpdate(db: Tx, ids: readonly string[]): Promise<ItemRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db.selectFrom('items').selectAll().where('id', 'in', ids).orderBy('id').forUpdate().execute();
 }

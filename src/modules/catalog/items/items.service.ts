@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { assertOrganizationAccess, type Principal } from '../../../access/principal.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { CollectionRow, ItemRow, ItemTypeRow, RoyaltyInfo } from '../../../db/schema.ts';
 import { checkedAddress, checkedUint256 } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
@@ -89,13 +89,13 @@ function everMinted(item: ItemRow): boolean {
 
 // ---- Create ----
 
-export async function createItem(db: Executor, principal: Principal, body: CreateItemBody): Promise<ItemRow> {
+export async function createItem(db: Tx, principal: Principal, body: CreateItemBody): Promise<ItemRow> {
   const [id] = await createItems(db, principal, [body], '');
   return (await repo.findItem(db, id!))!;
 }
 
 export async function bulkCreateItems(
-  db: Executor,
+  db: Tx,
   principal: Principal,
   body: BulkCreateItemsBody,
 ): Promise<string[]> {
@@ -109,7 +109,7 @@ export async function bulkCreateItems(
  * Errors name each item by `prefix/<index>` (bulk) or the body itself (prefix '').
  */
 async function createItems(
-  db: Executor,
+  db: Tx,
   principal: Principal,
   bodies: readonly CreateItemBody[],
   prefix: string,
@@ -189,7 +189,7 @@ function schemaValidationFailed(fields: FieldError[]): ApiError {
  * refused (409 ITEM_ALREADY_MINTED) unless the collection has editable_metadata.
  */
 export async function editItem(
-  db: Executor,
+  db: Tx,
   principal: Principal,
   id: string,
   body: EditItemBody,
@@ -240,7 +240,7 @@ function royaltyInfo(input: RoyaltyInfo | null): RoyaltyInfo | null {
  * Only an item never minted (nor minting) and not held by a flow may go. An item with a
  * history (a failed mint request, a past listing or claim) stays: its records point at it.
  */
-export async function deleteItem(db: Executor, principal: Principal, id: string): Promise<void> {
+export async function deleteItem(db: Tx, principal: Principal, id: string): Promise<void> {
   const item = await repo.findItemForUpdate(db, id);
   if (!item) throw new ApiError('NOT_FOUND', 'item not found');
   assertOrganizationAccess(principal, item.organization_id, 'item');

@@ -1,5 +1,5 @@
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { ProviderEventRow } from '../../../db/schema.ts';
 import { UUID_PATTERN } from '../../../lib/ids.ts';
 import {
@@ -32,7 +32,7 @@ const UUID = new RegExp(UUID_PATTERN);
  * - payment_intent.canceled: the intent's session ended at the provider (a PENDING intent expires);
  * - anything else: acknowledged.
  */
-export async function processCardEvent(db: Executor, deps: Deps, event: ProviderEventRow): Promise<void> {
+export async function processCardEvent(db: Tx, deps: Deps, event: ProviderEventRow): Promise<void> {
   const payload = JSON.parse(event.payload) as StripeEventPayload;
   const object = payload.data?.object ?? {};
   const account = typeof payload.account === 'string' ? payload.account : null;

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import { hotQuery } from '../../../db/prepared.ts';
 import type {
   CardProviderConnectedAccountRow,
@@ -48,7 +48,7 @@ export function findPlatformAccount(
 }
 
 export function findPlatformAccountForUpdate(
-  db: Executor,
+  db: Tx,
   id: string,
 ): Promise<CardProviderPlatformAccountRow | undefined> {
   return db
@@ -384,7 +384,7 @@ export async function deleteAccountClaim(db: Executor, organizationId: string, p
 }
 
 /** Serialises set-ups of one organization (two concurrent ones never make two accounts). */
-export async function lockOrganizationSetup(db: Executor, organizationId: string): Promise<void> {
+export async function lockOrganizationSetup(db: Tx, organizationId: string): Promise<void> {
   await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`card-provider-setup:${organizationId}`}, 0))`.execute(
     db,
   );

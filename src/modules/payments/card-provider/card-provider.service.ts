@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type {
   CardProviderConnectedAccountRow,
   CardProviderPlatformAccountRow,
@@ -127,7 +127,7 @@ export function listPlatformAccounts(
 
 /** PATCH: given fields replace the stored ones (a secret omitted is kept, null removes a webhook secret). */
 export async function editPlatformAccount(
-  db: Executor,
+  db: Tx,
   deps: Pick<Deps, 'keyring'>,
   id: string,
   body: EditPlatformAccountBody,

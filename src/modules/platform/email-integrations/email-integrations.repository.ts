@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { EmailIntegrationRow } from '../../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../../http/pagination.ts';
 import type { EmailProvider } from './email-integrations.schemas.ts';
@@ -30,10 +30,7 @@ export function findEmailIntegration(db: Executor, id: string): Promise<EmailInt
   return db.selectFrom('email_integrations').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function findEmailIntegrationForUpdate(
-  db: Executor,
-  id: string,
-): Promise<EmailIntegrationRow | undefined> {
+export function findEmailIntegrationForUpdate(db: Tx, id: string): Promise<EmailIntegrationRow | undefined> {
   return db.selectFrom('email_integrations').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 

@@ -1,7 +1,7 @@
 import { Value } from '@sinclair/typebox/value';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { EmailIntegrationRow } from '../../../db/schema.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import { iso } from '../../../http/schemas.ts';
@@ -106,7 +106,7 @@ export async function createEmailIntegration(
  * `active` is the platform's to set.
  */
 export async function editEmailIntegration(
-  db: Executor,
+  db: Tx,
   deps: Pick<Deps, 'keyring'>,
   principal: Principal,
   id: string,
@@ -155,7 +155,7 @@ function serverMoved(
   return ['host', 'port', 'secure'].some((key) => current.config[key] !== config[key]);
 }
 
-export async function deleteEmailIntegration(db: Executor, principal: Principal, id: string): Promise<void> {
+export async function deleteEmailIntegration(db: Tx, principal: Principal, id: string): Promise<void> {
   const row = await repo.findEmailIntegrationForUpdate(db, id);
   if (!row) throw new ApiError('NOT_FOUND', 'email integration not found');
   assertOrganizationAccess(principal, row.organization_id, 'email integration');

@@ -1,4 +1,4 @@
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { NetworkConfig, NetworkRow, PaymentTokenRow } from '../../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../../http/pagination.ts';
 
@@ -21,7 +21,7 @@ export function findNetwork(db: Executor, id: number): Promise<NetworkRow | unde
   return db.selectFrom('networks').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function findNetworkForUpdate(db: Executor, id: number): Promise<NetworkRow | undefined> {
+export function findNetworkForUpdate(db: Tx, id: number): Promise<NetworkRow | undefined> {
   return db.selectFrom('networks').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 

@@ -4,7 +4,7 @@ import { NotAnErc20Error, readErc20Metadata } from '../../../chain/erc20.ts';
 import { type ChainClient, readableReason } from '../../../chain/rpc.ts';
 import type { Deps } from '../../../context.ts';
 import { isUniqueViolation } from '../../../db/errors.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { NetworkConfig, NetworkRow, PaymentTokenRow } from '../../../db/schema.ts';
 import { checkedAddress, checkedUint256 } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
@@ -238,7 +238,7 @@ export async function createNetwork(
  * the network is enabled and when its url changes while enabled.
  */
 export async function editNetwork(
-  db: Executor,
+  db: Tx,
   deps: Deps,
   id: number,
   body: EditNetworkBody,
@@ -282,7 +282,7 @@ export async function listPaymentTokens(
  * listings name their currency by symbol.
  */
 export async function addPaymentToken(
-  db: Executor,
+  db: Tx,
   deps: Deps,
   networkId: number,
   body: AddPaymentTokenBody,
@@ -341,7 +341,7 @@ export const DEV_CHAIN_AUTO_FUND_WEI = 10n ** 18n;
  * Returns the row and whether it was created now.
  */
 export async function registerDevChainNetwork(
-  db: Executor,
+  db: Tx,
   chainId: number,
   rpcUrl: string,
 ): Promise<{ network: NetworkRow; created: boolean }> {

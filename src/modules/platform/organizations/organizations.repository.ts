@@ -1,4 +1,4 @@
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { NewOrganization, OrganizationRow, OrganizationUpdate } from '../../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../../http/pagination.ts';
 
@@ -6,7 +6,7 @@ export function findOrganization(db: Executor, id: string): Promise<Organization
   return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function findOrganizationForUpdate(db: Executor, id: string): Promise<OrganizationRow | undefined> {
+export function findOrganizationForUpdate(db: Tx, id: string): Promise<OrganizationRow | undefined> {
   return db.selectFrom('organizations').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 

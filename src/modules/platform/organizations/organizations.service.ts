@@ -1,7 +1,7 @@
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
 import { isUniqueViolation } from '../../../db/errors.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { OrganizationRow, OrganizationUpdate } from '../../../db/schema.ts';
 import { checkedAddress } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
@@ -192,7 +192,7 @@ async function insertUniquelyNamed<T>(name: string, write: () => Promise<T>): Pr
  * from the platform wallet there); an organization that has the network already is left as it is.
  */
 export async function allowNetworkWithAutoFund(
-  db: Executor,
+  db: Tx,
   organizationId: string,
   networkId: number,
 ): Promise<void> {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { ProviderEventRow } from '../../../db/schema.ts';
 
 export interface NewProviderEventRow {
@@ -67,10 +67,7 @@ export async function setProviderEventFailed(db: Executor, id: string, error: st
 }
 
 /** The event if it is not processed yet, locked (concurrent attempts at one event take turns). */
-export function lockUnprocessedProviderEvent(
-  db: Executor,
-  id: string,
-): Promise<ProviderEventRow | undefined> {
+export function lockUnprocessedProviderEvent(db: Tx, id: string): Promise<ProviderEventRow | undefined> {
   return db
     .selectFrom('provider_events')
     .selectAll()

@@ -4,7 +4,7 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Fees } from '../../../chain/fees.ts';
 import type { ChainClient, Receipt } from '../../../chain/rpc.ts';
 import type { AppContext } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Tx } from '../../../db/executor.ts';
 import type { NetworkRow, WalletRow } from '../../../db/schema.ts';
 import { assertNever } from '../../../lib/assert-never.ts';
 import {
@@ -64,7 +64,7 @@ export interface PassContext {
   /** Renews the pair's lease once a third of it has gone by, or throws LeaseLost. */
   keepLease(pair: Pair): Promise<void>;
   /** Runs `fn` in a database transaction that holds the lease (fencing), or throws LeaseLost. */
-  withLease<T>(pair: Pair, fn: (tx: Executor) => Promise<T>): Promise<T>;
+  withLease<T>(pair: Pair, fn: (tx: Tx) => Promise<T>): Promise<T>;
 }
 
 // Reads ---------------------------------------------------------------------------------------
@@ -80,7 +80,7 @@ export async function live<S extends 'PENDING' | 'QUEUED' | 'SUBMITTED'>(
   return rows.map((row) => lifecycleIn(row, [state]));
 }
 
-export async function findForUpdate(tx: Executor, id: string) {
+export async function findForUpdate(tx: Tx, id: string) {
   const row = await repo.findTransactionForUpdate(tx, id);
   return row === undefined ? undefined : lifecycleOf(row);
 }

@@ -3,7 +3,7 @@ import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { type ChainClient, classifyRpcError } from '../../../chain/rpc.ts';
 import type { AppContext } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Tx } from '../../../db/executor.ts';
 import type { NetworkRow, WalletRow } from '../../../db/schema.ts';
 import { allEnabledNetworks } from '../networks/networks.service.ts';
 import { findWalletByAddress, signerOf } from '../wallets/wallets.service.ts';
@@ -266,7 +266,7 @@ export class Relayer {
   }
 
   /** Runs `fn` in a database transaction that holds the lease (fencing), or throws LeaseLost. */
-  private async withLease<T>(pair: Pair, fn: (tx: Executor) => Promise<T>): Promise<T> {
+  private async withLease<T>(pair: Pair, fn: (tx: Tx) => Promise<T>): Promise<T> {
     await this.keepLease(pair);
     return this.db.transaction().execute(async (tx) => {
       if (!(await repo.holdsLease(tx, pair.network.id, pair.address, this.options.instanceId, pair.epoch))) {

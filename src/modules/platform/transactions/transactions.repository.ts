@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type {
   TransactionAttemptRow,
   TransactionRow,
@@ -77,7 +77,7 @@ export function findTransaction(db: Executor, id: string): Promise<TransactionRo
   return db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function findTransactionForUpdate(db: Executor, id: string): Promise<TransactionRow | undefined> {
+export function findTransactionForUpdate(db: Tx, id: string): Promise<TransactionRow | undefined> {
   return db.selectFrom('transactions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
@@ -141,7 +141,7 @@ export async function markSubmitted(db: Executor, ids: string[], block: bigint):
 }
 
 /** Locks PENDING rows (of those given) for promotion, oldest first. */
-export function lockPending(db: Executor, ids: string[]): Promise<TransactionRow[]> {
+export function lockPending(db: Tx, ids: string[]): Promise<TransactionRow[]> {
   return db
     .selectFrom('transactions')
     .selectAll()
@@ -371,7 +371,7 @@ export async function usedNonces(
 }
 
 export function findNextNonceForUpdate(
-  db: Executor,
+  db: Tx,
   networkId: number,
   address: string,
 ): Promise<bigint | undefined> {
@@ -457,7 +457,7 @@ export async function renewLease(
 
 /** Locks the lease row for the caller's transaction; false when the lease was lost (fencing). */
 export async function holdsLease(
-  db: Executor,
+  db: Tx,
   networkId: number,
   address: string,
   holder: string,

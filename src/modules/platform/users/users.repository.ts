@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { NewUser, UserRow, UserUpdate } from '../../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../../http/pagination.ts';
 
@@ -7,7 +7,7 @@ export function findUserById(db: Executor, id: string): Promise<UserRow | undefi
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function findUserByIdForUpdate(db: Executor, id: string): Promise<UserRow | undefined> {
+export function findUserByIdForUpdate(db: Tx, id: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 

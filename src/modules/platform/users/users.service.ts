@@ -2,7 +2,7 @@ import { ROLE_IDS, roleNameOf } from '../../../access/permissions.ts';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
 import { isUniqueViolation } from '../../../db/errors.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { NewUser, UserRow, UserTokenPurpose, UserUpdate } from '../../../db/schema.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import { iso } from '../../../http/schemas.ts';
@@ -125,7 +125,7 @@ export async function inviteUser(
 }
 
 export async function editUser(
-  db: Executor,
+  db: Tx,
   principal: Principal,
   id: string,
   body: EditUserBody,
@@ -180,7 +180,7 @@ export function findUserById(db: Executor, id: string): Promise<UserRow | undefi
 }
 
 /** The user, locked until the caller's transaction ends (credential changes). */
-export function lockUser(db: Executor, id: string): Promise<UserRow | undefined> {
+export function lockUser(db: Tx, id: string): Promise<UserRow | undefined> {
   return repo.findUserByIdForUpdate(db, id);
 }
 

@@ -1,4 +1,4 @@
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { WalletRow } from '../../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../../http/pagination.ts';
 
@@ -15,7 +15,7 @@ export function findWalletByAddress(db: Executor, address: string): Promise<Wall
 }
 
 /** Locks the wallet's row until the caller's transaction ends. */
-export async function lockWallet(db: Executor, id: string): Promise<void> {
+export async function lockWallet(db: Tx, id: string): Promise<void> {
   await db.selectFrom('wallets').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
 }
 

@@ -1,7 +1,7 @@
 import type { Hex } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { OrganizationRow, WalletRow } from '../../../db/schema.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
@@ -27,7 +27,7 @@ export function findWalletByAddress(db: Executor, address: string): Promise<Wall
  * Serialises work on one wallet (a top-up decision) across instances, until the caller's
  * transaction ends.
  */
-export function lockWallet(db: Executor, id: string): Promise<void> {
+export function lockWallet(db: Tx, id: string): Promise<void> {
   return repo.lockWallet(db, id);
 }
 

@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type {
   WebhookDeliveryRow,
   WebhookDeliveryStatus,
@@ -37,7 +37,7 @@ export function findWebhook(db: Executor, id: string): Promise<WebhookRow | unde
   return db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function findWebhookForUpdate(db: Executor, id: string): Promise<WebhookRow | undefined> {
+export function findWebhookForUpdate(db: Tx, id: string): Promise<WebhookRow | undefined> {
   return db.selectFrom('webhooks').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
@@ -177,7 +177,7 @@ export function findDeliveriesOfEvent(db: Executor, eventId: string): Promise<We
     .execute();
 }
 
-export function findDeliveryForUpdate(db: Executor, id: string): Promise<WebhookDeliveryRow | undefined> {
+export function findDeliveryForUpdate(db: Tx, id: string): Promise<WebhookDeliveryRow | undefined> {
   return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 

@@ -1,6 +1,6 @@
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type {
   WebhookDeliveryRow,
   WebhookDeliveryStatus,
@@ -127,7 +127,7 @@ export async function deleteWebhook(db: Executor, principal: Principal, id: stri
  * too (Standard Webhooks allows several), so receivers can switch without losing an event.
  */
 export async function rotateWebhookSecret(
-  db: Executor,
+  db: Tx,
   deps: Pick<Deps, 'keyring'>,
   principal: Principal,
   id: string,
@@ -185,7 +185,7 @@ export async function listWebhookDeliveries(
  * more attempt; a PENDING one is made due now. One being sent right now is INVALID_STATE.
  */
 export async function retryWebhookDelivery(
-  db: Executor,
+  db: Tx,
   principal: Principal,
   webhookId: string,
   deliveryId: string,

@@ -2,7 +2,7 @@ import { randomInt, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { type Address, zeroAddress } from 'viem';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { Database, EmailClaimRow, MintVoucherRow } from '../../../db/schema.ts';
 import { checkedAddress } from '../../../http/inputs.ts';
 import { hitRateLimit } from '../../../http/rate-limit.ts';
@@ -60,7 +60,7 @@ export async function getPublicEmailClaim(
   return toPublicClaim(view, voucher);
 }
 
-async function lockByToken(db: Executor, token: string): Promise<EmailClaimRow> {
+async function lockByToken(db: Tx, token: string): Promise<EmailClaimRow> {
   const claim = await repo.lockClaimByTokenHash(db, sha256(token));
   if (!claim)
     throw new ApiError('NOT_FOUND', 'no claim has this link (it may have been replaced by a newer one)');

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type {
   ClaimDeactivationReason,
   EmailClaimRow,
@@ -149,11 +149,11 @@ export async function insertClaim(db: Executor, claim: NewEmailClaim): Promise<v
 }
 
 /** The claim, locked for the change the caller makes (redeem, verify, resend, revoke, expiry). */
-export function lockClaim(db: Executor, id: string): Promise<EmailClaimRow | undefined> {
+export function lockClaim(db: Tx, id: string): Promise<EmailClaimRow | undefined> {
   return db.selectFrom('email_claims').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-export function lockClaimByTokenHash(db: Executor, tokenHash: Buffer): Promise<EmailClaimRow | undefined> {
+export function lockClaimByTokenHash(db: Tx, tokenHash: Buffer): Promise<EmailClaimRow | undefined> {
   return db
     .selectFrom('email_claims')
     .selectAll()
@@ -193,7 +193,7 @@ export async function updateClaim(db: Executor, id: string, update: ClaimUpdate)
  * Active unclaimed claims past their expiration, locked; rows another transaction holds (a redeem
  * in progress) are passed over and seen again by the next sweep.
  */
-export function lockDueClaims(db: Executor, limit: number): Promise<EmailClaimRow[]> {
+export function lockDueClaims(db: Tx, limit: number): Promise<EmailClaimRow[]> {
   return db
     .selectFrom('email_claims')
     .selectAll()
@@ -222,7 +222,7 @@ export async function deactivateClaims(
 
 /** The claims a delivery transaction carries, locked (settlement). */
 /** The claims, locked in id order (the order every path that locks several takes). */
-export function lockClaims(db: Executor, ids: readonly string[]): Promise<EmailClaimRow[]> {
+export function lockClaims(db: Tx, ids: readonly string[]): Promise<EmailClaimRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db.selectFrom('email_claims').selectAll().where('id', 'in', ids).orderBy('id').forUpdate().execute();
 }

@@ -1,6 +1,6 @@
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { CollectionRow, EmailClaimRow, ItemRow } from '../../../db/schema.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import { ApiError } from '../../../lib/errors.ts';
@@ -103,7 +103,7 @@ async function mailLink(
  * as its SHA-256 only).
  */
 export async function createEmailClaim(
-  db: Executor,
+  db: Tx,
   deps: Deps,
   principal: Principal,
   body: CreateEmailClaimBody,
@@ -238,7 +238,7 @@ export async function listEmailClaims(
   return { ...result, results: result.results.map(toEmailClaim) };
 }
 
-async function lockOwnClaim(db: Executor, principal: Principal, id: string): Promise<EmailClaimRow> {
+async function lockOwnClaim(db: Tx, principal: Principal, id: string): Promise<EmailClaimRow> {
   const claim = await repo.lockClaim(db, id);
   if (!claim) throw new ApiError('NOT_FOUND', 'email claim not found');
   assertOrganizationAccess(principal, claim.organization_id, 'email claim');
@@ -256,7 +256,7 @@ export function assertClaimable(claim: EmailClaimRow, action: string): void {
  * to `email` when given (which becomes the claim's). Active unclaimed claims only.
  */
 export async function resendEmailClaim(
-  db: Executor,
+  db: Tx,
   deps: Deps,
   principal: Principal,
   id: string,
@@ -285,7 +285,7 @@ export async function resendEmailClaim(
  * a covered claim's units go back to its listing (endCoveredUnits).
  */
 export async function revokeEmailClaim(
-  db: Executor,
+  db: Tx,
   deps: Deps,
   principal: Principal,
   id: string,

@@ -1,5 +1,5 @@
 import { type Address, getAddress } from 'viem';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { ListingRow } from '../../../db/schema.ts';
 import { checkedAddress } from '../../../http/inputs.ts';
 import { hitRateLimitsThenRead, type RateLimitHit } from '../../../http/rate-limit.ts';
@@ -43,7 +43,7 @@ export async function findListingForSaleCounting(
 }
 
 /** The listing a purchase names, locked (404 when there is none). */
-export async function lockListingForSale(db: Executor, id: string): Promise<ListingRow> {
+export async function lockListingForSale(db: Tx, id: string): Promise<ListingRow> {
   const row = await repo.lockListing(db, id);
   if (!row) throw new ApiError('NOT_FOUND', 'listing not found');
   return row;

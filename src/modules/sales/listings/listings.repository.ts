@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import { hotQuery } from '../../../db/prepared.ts';
 import type {
   CollectionRow,
@@ -70,7 +70,7 @@ export async function findListingWithContract(
 }
 
 /** The listing, locked against concurrent holds, sales and edits. */
-export function lockListing(db: Executor, id: string): Promise<ListingRow | undefined> {
+export function lockListing(db: Tx, id: string): Promise<ListingRow | undefined> {
   return db.selectFrom('listings').selectAll().where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
 }
 
@@ -152,7 +152,7 @@ export async function sellHeld(
 }
 
 /** PENDING_TX listings of a collection, locked (its deployment settled). */
-export function lockPendingListingsOfCollection(db: Executor, collectionId: string): Promise<ListingRow[]> {
+export function lockPendingListingsOfCollection(db: Tx, collectionId: string): Promise<ListingRow[]> {
   return db
     .selectFrom('listings')
     .selectAll()

@@ -3,7 +3,7 @@ import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../..
 import { capabilitiesOf } from '../../../chain/capabilities.ts';
 import type { Deps } from '../../../context.ts';
 import { EXTERNAL_PAYMENT_PROVIDERS, paymentSessionsOf } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { CollectionRow, ListingRow, PaymentProvider, TransactionRow } from '../../../db/schema.ts';
 import { checkedAddress } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
@@ -240,7 +240,7 @@ async function checkCampaign(db: Executor, campaignId: string | null | undefined
  * reserved for the listing.
  */
 export async function createListing(
-  db: Executor,
+  db: Tx,
   deps: Deps,
   principal: Principal,
   body: CreateListingBody,
@@ -336,7 +336,7 @@ export async function listListings(
   return { ...page, results: page.results.map(toListing) };
 }
 
-async function lockOwnListing(db: Executor, principal: Principal, id: string): Promise<ListingRow> {
+async function lockOwnListing(db: Tx, principal: Principal, id: string): Promise<ListingRow> {
   const row = await repo.lockListing(db, id);
   if (!row) throw new ApiError('NOT_FOUND', 'listing not found');
   assertOrganizationAccess(principal, row.organization_id, 'listing');
@@ -345,7 +345,7 @@ async function lockOwnListing(db: Executor, principal: Principal, id: string): P
 
 /** Edit: start_time, end_time, policy (its type kept), campaign_id; only while PENDING_TX or ACTIVE. */
 export async function editListing(
-  db: Executor,
+  db: Tx,
   principal: Principal,
   id: string,
   body: EditListingBody,
@@ -382,12 +382,7 @@ export async function editListing(
  * (their holds end) and the items the listing still holds are released, except an ERC-1155 item
  * while units sold may still be delivered (endCoveredUnits).
  */
-export async function cancelListing(
-  db: Executor,
-  deps: Deps,
-  principal: Principal,
-  id: string,
-): Promise<Listing> {
+export async function cancelListing(db: Tx, deps: Deps, principal: Principal, id: string): Promise<Listing> {
   const seen = await repo.findListing(db, id);
   if (!seen) throw new ApiError('NOT_FOUND', 'listing not found');
   assertOrganizationAccess(principal, seen.organization_id, 'listing');
@@ -419,12 +414,7 @@ export async function cancelListing(
  * again. A listing still selling keeps the item. Runs under the listing's row lock; `except`: a
  * claim its caller is finishing in this transaction.
  */
-export async function endCoveredUnits(
-  db: Executor,
-  deps: Deps,
-  listingId: string,
-  except?: string,
-): Promise<void> {
+export async function endCoveredUnits(db: Tx, deps: Deps, listingId: string, except?: string): Promise<void> {
   // Collection-level listings sell ERC-721 items, each moved to its buyer: nothing is covered.
   const seen = await repo.findListing(db, listingId);
   if (seen?.item_id == null) return;
@@ -445,7 +435,7 @@ export async function endCoveredUnits(
  * with their items released.
  */
 export async function settleListingsOfDeployment(
-  db: Executor,
+  db: Tx,
   _deps: Deps,
   transaction: TransactionRow,
 ): Promise<void> {

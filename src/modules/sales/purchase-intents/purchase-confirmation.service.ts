@@ -1,5 +1,5 @@
 import type { Deps, ExternalPaymentProvider, PaymentSession } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { PaymentMismatchRecord, PaymentProvider, PurchaseIntentRow } from '../../../db/schema.ts';
 import { enqueue } from '../../../jobs/enqueue.ts';
 import { ApiError } from '../../../lib/errors.ts';
@@ -32,7 +32,7 @@ export type ConfirmOutcome = 'CONFIRMED' | 'ALREADY_CONFIRMED' | 'UNRESOLVED';
  * nothing. A payment for an intent EXPIRED or CANCELLED makes it UNRESOLVED: nothing is delivered.
  */
 export async function confirmPurchaseIntent(
-  db: Executor,
+  db: Tx,
   deps: Deps,
   id: string,
   session?: { provider: ExternalPaymentProvider; reference: string },
@@ -142,7 +142,7 @@ export type PaymentOutcome = 'CONFIRMED' | 'DUPLICATE' | 'UNRESOLVED' | 'MISMATC
  * nothing), and answers MISMATCH; UNKNOWN for an intent that does not exist.
  */
 export async function recordPayment(
-  db: Executor,
+  db: Tx,
   deps: Deps,
   intentId: string,
   paid: ReportedPayment,
@@ -199,7 +199,7 @@ export async function recordPayment(
  * is left alone (false).
  */
 export async function recordPaymentClosed(
-  db: Executor,
+  db: Tx,
   _deps: Deps,
   intentId: string,
   session: { provider: ExternalPaymentProvider; reference: string },
@@ -247,7 +247,7 @@ export async function attachPaymentSession(
  * never come (nothing was shown to anyone about it yet). An intent that has its session already
  * (a create retried) is kept.
  */
-export async function abandonPurchaseIntent(db: Executor, intentId: string): Promise<void> {
+export async function abandonPurchaseIntent(db: Tx, intentId: string): Promise<void> {
   const intent = await repo.lockIntent(db, intentId);
   if (intent?.status !== 'PENDING' || paymentReferenceOf(intent) !== null) return;
   const listing = await lockListingForSale(db, intent.listing_id);

@@ -1,6 +1,6 @@
 import { getAddress } from 'viem';
 import type { Deps, TokenFlowOwner, VoucherHolder } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Tx } from '../../../db/executor.ts';
 import type { ItemRow, MintVoucherRow } from '../../../db/schema.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { findCollection } from '../../catalog/collections/collections.service.ts';
@@ -33,7 +33,7 @@ import { emitIntentEvent, endHold } from './purchase-intents.service.ts';
  * what its delivery records' settlement means for it, and what its mint voucher's outcome means.
  */
 
-export async function deliverPurchaseIntent(db: Executor, deps: Deps, id: string): Promise<void> {
+export async function deliverPurchaseIntent(db: Tx, deps: Deps, id: string): Promise<void> {
   const intent = await repo.lockIntent(db, id);
   if (intent?.status !== 'CONFIRMED' || intent.fulfillment_status !== 'ASSIGNED') return;
   if (intent.transaction_ids.length > 0 || intent.item_claim_ids.length > 0) return;

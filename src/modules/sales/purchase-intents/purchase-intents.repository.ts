@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import { ASYNC_COMMIT } from '../../../db/database.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import { executePrepared } from '../../../db/prepared.ts';
 import type {
   FulfillmentMethod,
@@ -97,7 +97,7 @@ export function findIntent(db: Executor, id: string): Promise<PurchaseIntentRow 
   return db.selectFrom('purchase_intents').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function lockIntent(db: Executor, id: string): Promise<PurchaseIntentRow | undefined> {
+export function lockIntent(db: Tx, id: string): Promise<PurchaseIntentRow | undefined> {
   return db.selectFrom('purchase_intents').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
@@ -143,7 +143,7 @@ const hasProviderSession = sql<boolean>`(card_provider_payment_intent_id IS NOT 
  * PENDING intents past their expiration with no provider session, locked; rows another
  * transaction holds are passed over.
  */
-export function lockDueIntents(db: Executor, limit: number): Promise<PurchaseIntentRow[]> {
+export function lockDueIntents(db: Tx, limit: number): Promise<PurchaseIntentRow[]> {
   return db
     .selectFrom('purchase_intents')
     .selectAll()
@@ -190,7 +190,7 @@ export async function pendingProviderIntents(
   return rows.map((r) => r.id);
 }
 
-export function lockPendingIntentsOfListing(db: Executor, listingId: string): Promise<PurchaseIntentRow[]> {
+export function lockPendingIntentsOfListing(db: Tx, listingId: string): Promise<PurchaseIntentRow[]> {
   return db
     .selectFrom('purchase_intents')
     .selectAll()
@@ -215,7 +215,7 @@ export async function unitsInDelivery(db: Executor, listingId: string): Promise<
 
 /** Intents a delivery transaction carries, still being fulfilled, locked (settlement). */
 /** The intents still in delivery (ASSIGNED) among `ids`, locked in id order. */
-export function lockAssignedIntents(db: Executor, ids: readonly string[]): Promise<PurchaseIntentRow[]> {
+export function lockAssignedIntents(db: Tx, ids: readonly string[]): Promise<PurchaseIntentRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('purchase_intents')

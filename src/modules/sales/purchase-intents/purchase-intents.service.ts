@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import type { ExternalPaymentProvider } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { ItemRow, ListingRow, PurchaseIntentRow } from '../../../db/schema.ts';
 import { checkedAddress } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
@@ -166,7 +166,7 @@ export async function enqueueSessionCancel(db: Executor, intentId: string): Prom
  * intent is locked and PENDING, or CANCELLED with its voucher's item still held).
  */
 export async function endHold(
-  db: Executor,
+  db: Tx,
   intent: PurchaseIntentRow,
   status: 'EXPIRED' | 'CANCELLED',
 ): Promise<void> {
@@ -193,7 +193,7 @@ async function returnItems(db: Executor, intent: PurchaseIntentRow, listing: Lis
 }
 
 /** One intent's expiry: a PENDING intent past its expiration becomes EXPIRED (idempotent). */
-export async function expirePurchaseIntent(db: Executor, id: string): Promise<boolean> {
+export async function expirePurchaseIntent(db: Tx, id: string): Promise<boolean> {
   const intent = await repo.lockIntent(db, id);
   if (intent?.status !== 'PENDING' || intent.expiration > new Date()) return false;
   // A voucher stays redeemable until the chain says it expired: its watcher ends the hold.
@@ -203,7 +203,7 @@ export async function expirePurchaseIntent(db: Executor, id: string): Promise<bo
 }
 
 /** The sweep's transaction: every due PENDING intent without a provider session expires. */
-export async function expireDuePurchaseIntents(db: Executor, batch = 500): Promise<number> {
+export async function expireDuePurchaseIntents(db: Tx, batch = 500): Promise<number> {
   const due = (await repo.lockDueIntents(db, batch)).filter((i) => i.payment_provider !== 'MINT_VOUCHER');
   for (const intent of due) await endHold(db, intent, 'EXPIRED');
   return due.length;
@@ -215,7 +215,7 @@ export function unitsInDelivery(db: Executor, listingId: string): Promise<bigint
 }
 
 /** Locks a listing's PENDING intents (id order), before its cancel locks the listing. */
-export async function lockPendingIntentsOfListing(db: Executor, listingId: string): Promise<void> {
+export async function lockPendingIntentsOfListing(db: Tx, listingId: string): Promise<void> {
   await repo.lockPendingIntentsOfListing(db, listingId);
 }
 
@@ -224,7 +224,7 @@ export async function lockPendingIntentsOfListing(db: Executor, listingId: strin
  * intent's: a signed voucher stays redeemable, so its unit and item stay held until the voucher
  * ends on chain (its watcher ends the hold then).
  */
-export async function cancelPendingIntentsOfListing(db: Executor, listingId: string): Promise<void> {
+export async function cancelPendingIntentsOfListing(db: Tx, listingId: string): Promise<void> {
   const pending = await repo.lockPendingIntentsOfListing(db, listingId);
   for (const intent of pending) {
     if (intent.payment_provider === 'MINT_VOUCHER') {
@@ -239,7 +239,7 @@ export async function cancelPendingIntentsOfListing(db: Executor, listingId: str
 }
 
 async function lockByClientToken(
-  db: Executor,
+  db: Tx,
   id: string,
   clientToken: string | undefined,
 ): Promise<PurchaseIntentRow> {
@@ -263,7 +263,7 @@ export async function getPublicPurchaseIntent(
 
 /** The buyer cancels its PENDING intent (else INVALID_STATE); the hold ends. */
 export async function cancelPublicPurchaseIntent(
-  db: Executor,
+  db: Tx,
   id: string,
   clientToken: string | undefined,
 ): Promise<void> {

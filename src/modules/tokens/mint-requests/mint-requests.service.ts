@@ -1,6 +1,6 @@
 import type { Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import {
   getTokenRequest,
@@ -18,7 +18,7 @@ export function toMintRequest(view: TokenRequestView): MintRequest {
 
 /** Request mint: see requestTokens (src/modules/tokens/token-flows). */
 export async function createMintRequests(
-  db: Executor,
+  db: Tx,
   deps: Deps,
   principal: Principal,
   body: TokenRequestBody,

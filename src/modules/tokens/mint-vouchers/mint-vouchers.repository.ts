@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import { sql } from 'kysely';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { MintVoucherRow, MintVouchersTable } from '../../../db/schema.ts';
 import { type PageParams, type PageResult, paginate } from '../../../http/pagination.ts';
 
@@ -14,7 +14,7 @@ export function findVoucher(db: Executor, id: string): Promise<MintVoucherRow | 
   return db.selectFrom('mint_vouchers').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function lockVoucher(db: Executor, id: string): Promise<MintVoucherRow | undefined> {
+export function lockVoucher(db: Tx, id: string): Promise<MintVoucherRow | undefined> {
   return db.selectFrom('mint_vouchers').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Address, erc20Abi, getAddress, type Hex, zeroAddress } from 'viem';
+import { type Address, erc20Abi, getAddress, zeroAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { MockERC20Abi } from '../../../../contracts/artifacts/abis.ts';
 import { assertError } from '../../../../test/assertions.ts';
@@ -9,6 +9,7 @@ import { type FlowTest, setupFlowTest } from '../../../../test/chain/flow.ts';
 import { freshIp } from '../../../../test/support/auth.ts';
 import { deployErc20 } from '../../../../test/support/networks.ts';
 import { findItemRow, insertItems } from '../../../../test/support/token-requests.ts';
+import { mintWithVoucherArgs } from '../../../../test/support/vouchers.ts';
 import { platformContracts } from '../../../chain/artifacts.ts';
 import { signMintVoucher } from '../../../chain/mint-voucher.ts';
 import type { VoucherHolders } from '../../../context.ts';
@@ -16,7 +17,6 @@ import type { CollectionRow, ItemRow, MintVoucherRow } from '../../../db/schema.
 import { ApiError } from '../../../lib/errors.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
 import { reserveItems } from '../../catalog/items/item-flows.service.ts';
-import type { MintVoucherData } from './mint-vouchers.schemas.ts';
 import { LIMITS, voucherCurrencyOf } from './mint-vouchers.service.ts';
 import {
   type IssueVoucherRequest,
@@ -95,22 +95,7 @@ describe('mint vouchers on a real chain: signed by the organization, redeemed by
     );
   };
 
-  const args = (data: MintVoucherData) =>
-    [
-      {
-        minter: getAddress(data.minter),
-        tokenId: BigInt(data.voucher.token_id),
-        quantity: BigInt(data.voucher.quantity),
-        price: BigInt(data.voucher.price),
-        currency: getAddress(data.voucher.currency),
-        netRecipient: getAddress(data.voucher.net_recipient),
-        feeRecipient: getAddress(data.voucher.initial_recipient),
-        feeAmount: BigInt(data.voucher.initial_recipient_amount),
-        nonce: BigInt(data.voucher.nonce),
-        expiry: BigInt(data.voucher.expiry),
-      },
-      data.signature as Hex,
-    ] as const;
+  const args = mintWithVoucherArgs;
 
   const voucherRowsOf = (minter: Address) =>
     db().selectFrom('mint_vouchers').select('id').where('minter', '=', minter.toLowerCase()).execute();

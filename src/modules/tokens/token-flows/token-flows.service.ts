@@ -8,7 +8,7 @@ import {
   type TokenType,
 } from '../../../chain/capabilities.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { CollectionRow, ItemRow, TokenFlowOwnerKind, TransactionState } from '../../../db/schema.ts';
 import { checkedAddress, checkedUint256 } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
@@ -101,7 +101,7 @@ export function tokenRequestRecord(view: repo.TokenRequestView): TokenRequestRec
  * qualifying item, nothing is queued and the list is empty.
  */
 export async function requestTokens(
-  db: Executor,
+  db: Tx,
   deps: Deps,
   principal: Principal,
   flow: ItemFlow,

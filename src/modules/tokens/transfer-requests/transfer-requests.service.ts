@@ -1,6 +1,6 @@
 import type { Principal } from '../../../access/principal.ts';
 import type { Deps } from '../../../context.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import {
   getTokenRequest,
@@ -24,7 +24,7 @@ export function toTransferRequest(view: TokenRequestView): TransferRequest {
  * Number.MAX_SAFE_INTEGER.
  */
 export async function createTransferRequests(
-  db: Executor,
+  db: Tx,
   deps: Deps,
   principal: Principal,
   body: TokenRequestBody,

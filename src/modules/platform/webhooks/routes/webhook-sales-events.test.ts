@@ -13,7 +13,7 @@ import { createListing, createPaidListing } from '../../../../../test/support/sa
 import { insertItems } from '../../../../../test/support/token-requests.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../../../test/support/webhook-receiver.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../../../db/enums.ts';
-import type { Executor } from '../../../../db/executor.ts';
+import type { Tx } from '../../../../db/executor.ts';
 import type { CollectionRow } from '../../../../db/schema.ts';
 import { settleListingsOfDeployment } from '../../../sales/listings/listings.service.ts';
 import { confirmPurchaseIntent } from '../../../sales/purchase-intents/purchase-confirmation.service.ts';
@@ -94,7 +94,7 @@ describe('webhook events of sales', () => {
     (await env.call('GET', `/v1/listings/${id}`, { token: admin.token })).json();
   const intentOf = async (id: string) =>
     (await env.call('GET', `/v1/purchase-intents/${id}`, { token: admin.token })).json();
-  const inTx = <T>(work: (tx: Executor) => Promise<T>) => db().transaction().execute(work);
+  const inTx = <T>(work: (tx: Tx) => Promise<T>) => db().transaction().execute(work);
   const confirm = (id: string) => inTx((tx) => confirmPurchaseIntent(tx, env.ctx, id));
 
   /**

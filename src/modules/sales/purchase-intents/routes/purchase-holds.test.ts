@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { type Address, getAddress, type Hex } from 'viem';
+import type { Address } from 'viem';
 import { type FlowTest, setupFlowTest } from '../../../../../test/chain/flow.ts';
 import { freshIp } from '../../../../../test/support/auth.ts';
 import { testPayments } from '../../../../../test/support/payment-sessions.ts';
 import { createListing, randomAddress } from '../../../../../test/support/sales.ts';
 import { insertItems } from '../../../../../test/support/token-requests.ts';
+import { mintWithVoucherArgs } from '../../../../../test/support/vouchers.ts';
 import { platformContracts } from '../../../../chain/artifacts.ts';
+import type { MintVoucherData } from '../../../tokens/mint-vouchers/mint-vouchers.schemas.ts';
 import { watchNetworkVouchers } from '../../../tokens/mint-vouchers/voucher-watch.service.ts';
 import { releaseHold } from '../../listings/listing-sales.service.ts';
 import { expireDueIntents } from '../purchase-payments.service.ts';
@@ -181,21 +183,7 @@ describe("a listing's held units are the units its intents hold, whatever ends t
         address: contract,
         abi: platformContracts.SignatureERC721.abi,
         functionName: 'mintWithVoucher',
-        args: [
-          {
-            minter: getAddress(data.minter),
-            tokenId: BigInt(data.voucher.token_id),
-            quantity: BigInt(data.voucher.quantity),
-            price: BigInt(data.voucher.price),
-            currency: getAddress(data.voucher.currency),
-            netRecipient: getAddress(data.voucher.net_recipient),
-            feeRecipient: getAddress(data.voucher.initial_recipient),
-            feeAmount: BigInt(data.voucher.initial_recipient_amount),
-            nonce: BigInt(data.voucher.nonce),
-            expiry: BigInt(data.voucher.expiry),
-          },
-          data.signature as Hex,
-        ],
+        args: mintWithVoucherArgs(data),
         value: BigInt(data.voucher.price),
       }),
     );
@@ -211,18 +199,4 @@ describe("a listing's held units are the units its intents hold, whatever ends t
   };
 });
 
-interface VoucherData {
-  minter: string;
-  signature: string;
-  voucher: {
-    token_id: string;
-    quantity: string;
-    price: string;
-    currency: string;
-    net_recipient: string;
-    initial_recipient: string;
-    initial_recipient_amount: string;
-    nonce: string;
-    expiry: string;
-  };
-}
+type VoucherData = Pick<MintVoucherData, 'minter' | 'signature' | 'voucher'>;
