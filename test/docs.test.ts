@@ -42,6 +42,14 @@ function anchorsOf(file: string): Set<string> {
  * reaches a file and a heading that exist.
  */
 describe('the documentation', () => {
+  it('keeps ARCHITECTURE.md one page a newcomer reads in five minutes: at most 200 lines', () => {
+    const lines = readFileSync(path.join(ROOT, 'ARCHITECTURE.md'), 'utf8').split('\n').length;
+    assert.ok(
+      lines <= 200,
+      `ARCHITECTURE.md has ${lines} lines: say less, or say it in the code it is about`,
+    );
+  });
+
   it('cites no document outside the repository', () => {
     // The team's own specs and style guide live outside the repository (this file names them).
     const outside = /\b(API|SERVICE-SPEC|STYLE)\.md\b|SERVICE-SPEC/;
