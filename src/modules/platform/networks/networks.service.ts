@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import { type Address, getAddress } from 'viem';
 import { isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import { NotAnErc20Error, readErc20Metadata } from '../../../chain/erc20.ts';
@@ -5,7 +6,7 @@ import { type ChainClient, readableReason } from '../../../chain/rpc.ts';
 import type { Deps } from '../../../context.ts';
 import { isUniqueViolation } from '../../../db/errors.ts';
 import type { Executor, Tx } from '../../../db/executor.ts';
-import type { NetworkConfig, NetworkRow, PaymentTokenRow } from '../../../db/schema.ts';
+import type { Database, NetworkConfig, NetworkRow, PaymentTokenRow } from '../../../db/schema.ts';
 import { checkedAddress, checkedUint256 } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import { iso } from '../../../http/schemas.ts';
@@ -235,16 +236,40 @@ export async function createNetwork(
 /**
  * Edits a network (platform admins). Null leaves a field as it is; `config` merges field by
  * field (gasStrategy too). An enabled network's node must answer with its chain id: checked when
- * the network is enabled and when its url changes while enabled.
+ * the network is enabled and when its url changes while enabled. The node is asked with nothing
+ * locked; then the row is locked and the edit made again on it, the node asked once more only if
+ * the url to check changed meanwhile (another edit committed in between).
  */
 export async function editNetwork(
-  db: Tx,
+  db: Kysely<Database>,
   deps: Deps,
   id: number,
   body: EditNetworkBody,
 ): Promise<NetworkWithTokens> {
-  const current = await repo.findNetworkForUpdate(db, id);
-  if (!current) throw new ApiError('NOT_FOUND', `network ${id} not found`);
+  for (let attempt = 1; ; attempt++) {
+    const seen = await repo.findNetwork(db, id);
+    if (!seen) throw new ApiError('NOT_FOUND', `network ${id} not found`);
+    const checked = networkEdit(seen, body).urlToCheck;
+    if (checked !== undefined) await checkChainId(deps, id, checked.url, checked.paths);
+    const edited = await db.transaction().execute(async (tx) => {
+      const current = await repo.findNetworkForUpdate(tx, id);
+      if (!current) throw new ApiError('NOT_FOUND', `network ${id} not found`);
+      const { patch, urlToCheck } = networkEdit(current, body);
+      if (urlToCheck !== undefined && urlToCheck.url !== checked?.url) return undefined;
+      const network = Object.keys(patch).length === 0 ? current : await repo.updateNetwork(tx, id, patch);
+      return { network, paymentTokens: await repo.listPaymentTokensOfNetworks(tx, [id]) };
+    });
+    if (edited) return edited;
+    if (attempt >= 3)
+      throw new ApiError('INVALID_STATE', `network ${id} kept changing while it was edited: try again`);
+  }
+}
+
+/** The changes an edit makes to `current`, and the url whose node must answer first, if any. */
+function networkEdit(
+  current: NetworkRow,
+  body: EditNetworkBody,
+): { patch: repo.NetworkUpdate; urlToCheck?: { url: string; paths: string[] } } {
   const patch: repo.NetworkUpdate = {};
   if (body.name != null) patch.name = body.name;
   if (body.enabled != null) patch.enabled = body.enabled;
@@ -259,11 +284,9 @@ export async function editNetwork(
   // enabled on a url not checked yet: on enabling, and on a url change while enabled.
   const enabled = patch.enabled ?? current.enabled;
   const url = patch.config?.url ?? networkConfigOf(current).url;
-  if (enabled && (!current.enabled || url !== networkConfigOf(current).url)) {
-    await checkChainId(deps, id, url, ['/config/url', ...(current.enabled ? [] : ['/enabled'])]);
-  }
-  const network = Object.keys(patch).length === 0 ? current : await repo.updateNetwork(db, id, patch);
-  return { network, paymentTokens: await repo.listPaymentTokensOfNetworks(db, [id]) };
+  if (enabled && (!current.enabled || url !== networkConfigOf(current).url))
+    return { patch, urlToCheck: { url, paths: ['/config/url', ...(current.enabled ? [] : ['/enabled'])] } };
+  return { patch };
 }
 
 export async function listPaymentTokens(
@@ -278,24 +301,29 @@ export async function listPaymentTokens(
 
 /**
  * Adds an ERC-20 payment token to a network (platform admins); its symbol and decimals are read
- * from the chain, so they cannot be mistyped. Symbols are unique per network (case-insensitive):
- * listings name their currency by symbol.
+ * from the chain (with nothing locked), so they cannot be mistyped. Symbols are unique per network
+ * (case-insensitive): listings name their currency by symbol.
  */
 export async function addPaymentToken(
-  db: Tx,
+  db: Kysely<Database>,
   deps: Deps,
   networkId: number,
   body: AddPaymentTokenBody,
 ): Promise<PaymentTokenRow> {
-  // Locked: two tokens added at once cannot both take one symbol.
-  const network = await repo.findNetworkForUpdate(db, networkId);
-  if (!network) throw new ApiError('NOT_FOUND', `network ${networkId} not found`);
+  const seen = await repo.findNetwork(db, networkId);
+  if (!seen) throw new ApiError('NOT_FOUND', `network ${networkId} not found`);
   const address = checkedAddress(body.address, '/address');
-  if (await repo.findPaymentToken(db, networkId, address)) {
-    throw new ApiError('ALREADY_EXISTS', `${address} is already a payment token of network ${networkId}`);
-  }
-  const { symbol, decimals } = await readTokenMetadata(chainClientOf(deps, network), address, '/address');
-  return insertPaymentToken(db, { ...tokenFlags(body), network_id: networkId, address, symbol, decimals });
+  const taken = () =>
+    new ApiError('ALREADY_EXISTS', `${address} is already a payment token of network ${networkId}`);
+  if (await repo.findPaymentToken(db, networkId, address)) throw taken();
+  const { symbol, decimals } = await readTokenMetadata(chainClientOf(deps, seen), address, '/address');
+  return db.transaction().execute(async (tx) => {
+    // Locked: two tokens added at once cannot both take one symbol.
+    if (!(await repo.findNetworkForUpdate(tx, networkId)))
+      throw new ApiError('NOT_FOUND', `network ${networkId} not found`);
+    if (await repo.findPaymentToken(tx, networkId, address)) throw taken();
+    return insertPaymentToken(tx, { ...tokenFlags(body), network_id: networkId, address, symbol, decimals });
+  });
 }
 
 async function insertPaymentToken(

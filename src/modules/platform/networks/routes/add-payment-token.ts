@@ -20,9 +20,7 @@ export const addPaymentTokenRoute: RouteModule = (app, ctx) =>
       },
     },
     async (request, reply) => {
-      const token = await ctx.db
-        .transaction()
-        .execute((tx) => addPaymentToken(tx, ctx, request.params.network_id, request.body));
+      const token = await addPaymentToken(ctx.db, ctx, request.params.network_id, request.body);
       return reply.code(201).send(toPaymentToken(token));
     },
   );

@@ -21,9 +21,7 @@ export const editNetworkRoute: RouteModule = (app, ctx) =>
       },
     },
     async (request) => {
-      const edited = await ctx.db
-        .transaction()
-        .execute((tx) => editNetwork(tx, ctx, request.params.network_id, request.body));
+      const edited = await editNetwork(ctx.db, ctx, request.params.network_id, request.body);
       return toNetwork(edited, principalOf(request));
     },
   );
