@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { type Address, getAddress, hashTypedData, zeroAddress } from 'viem';
+import { type Address, getAddress, type Hex, hashTypedData, zeroAddress } from 'viem';
 import {
   type MintVoucher,
   mintVoucherDomain,
@@ -7,6 +7,7 @@ import {
   signMintVoucher,
   VOUCHER_ABI,
 } from '../../../chain/mint-voucher.ts';
+import type { ChainClient } from '../../../chain/rpc.ts';
 import type { Deps } from '../../../context.ts';
 import { isUniqueViolation } from '../../../db/errors.ts';
 import type { Executor, Tx } from '../../../db/executor.ts';
@@ -115,6 +116,7 @@ export async function readVoucherChain(
   const wallet = await organizationWalletOf(db, target.organizationId);
   const client = chainClientOf(deps, network);
   try {
+    const role = await signerRoleOf(client, network.id, contract);
     const [head, nonce, signs] = await Promise.all([
       client.blockNumber(),
       client.viem.readContract({
@@ -123,21 +125,37 @@ export async function readVoucherChain(
         functionName: 'nonces',
         args: [target.minter],
       }),
-      client.viem
-        .readContract({ address: contract, abi: VOUCHER_ABI, functionName: 'VOUCHER_SIGNER_ROLE' })
-        .then((role) =>
-          client.viem.readContract({
-            address: contract,
-            abi: VOUCHER_ABI,
-            functionName: 'hasRole',
-            args: [role, getAddress(wallet.address)],
-          }),
-        ),
+      client.viem.readContract({
+        address: contract,
+        abi: VOUCHER_ABI,
+        functionName: 'hasRole',
+        args: [role, getAddress(wallet.address)],
+      }),
     ]);
     return { target, networkId: network.id, reads: { head, nonce, signs } };
   } catch (error) {
     return { target, networkId: network.id, failure: (error as Error).message.split('\n')[0] ?? 'no answer' };
   }
+}
+
+/**
+ * The contract's VOUCHER_SIGNER_ROLE, a constant of its code: read once per process and contract,
+ * so a voucher's reads are one round trip to the node, not two.
+ */
+const signerRoles = new Map<string, Hex>();
+
+async function signerRoleOf(client: ChainClient, networkId: number, contract: Address): Promise<Hex> {
+  const key = `${networkId}:${contract}`;
+  let role = signerRoles.get(key);
+  if (role === undefined) {
+    role = await client.viem.readContract({
+      address: contract,
+      abi: VOUCHER_ABI,
+      functionName: 'VOUCHER_SIGNER_ROLE',
+    });
+    signerRoles.set(key, role);
+  }
+  return role;
 }
 
 /**
