@@ -40,6 +40,7 @@ import { ApiError } from '../lib/errors.ts';
  * | ADMIN_MINT_SINGLE_URI     | ERC721                | mintWithURI(address,uint256,string)                       |
  * | ADMIN_MINT_MULTIPLE       | ERC1155               | mintBatch(address,uint256[],uint256[])                    |
  * | ADMIN_MINT_BATCH          | ERC721                | mintBatch(address[],uint256[])                            |
+ * |                           | ERC1155               | mintToMany(address[],uint256[],uint256[])                 |
  * | ADMIN_MINT_MULTIPLE_NO_ID | ERC721                | mintBatchNoId(address,uint256)                            |
  * | MINT_VOUCHER              | ERC721                | mintWithVoucher((address,uint256,uint256,uint256,address, |
  * |                           |                       |   address,address,uint256,uint256,uint256),bytes),        |
@@ -55,15 +56,19 @@ import { ApiError } from '../lib/errors.ts';
  * | FREEZE_METADATA           | -                     | freezeMetadata()                                          |
  * | BURN_TOKEN                | ERC721                | burn(uint256)                                             |
  * |                           | ERC1155               | burn(address,uint256,uint256)                             |
+ * | BATCH_TRANSFER            | ERC721                | transferToMany(address,address[],uint256[])               |
+ * |                           | ERC1155               | transferToMany(address,address[],uint256[],uint256[])     |
  * | MAX_SUPPLY                | -                     | maxSupply()                                               |
  * | OZ_ACCESS_CONTROL         | -                     | hasRole(bytes32,address), getRoleAdmin(bytes32),          |
  * |                           |                       | grantRole(bytes32,address), revokeRole(bytes32,address),  |
  * |                           |                       | renounceRole(bytes32,address) (ERC-165 id 0x7965db0b)     |
  * | OZ_OWNABLE                | -                     | owner(), transferOwnership(address), renounceOwnership()  |
  *
- * The ERC-721 batch mint with ids is ADMIN_MINT_BATCH, not ADMIN_MINT_MULTIPLE: rule 2 names
- * ADMIN_MINT_MULTIPLE as the ERC-1155 batch (with amounts), and one name must not mean two calls
- * of which only one makes a contract mintable.
+ * ADMIN_MINT_BATCH and BATCH_TRANSFER reach many recipients in one call (one per token id, or per
+ * (id, amount) entry): the token-flow pipeline delivers to many buyers in one transaction with
+ * them. ADMIN_MINT_BATCH is not ADMIN_MINT_MULTIPLE: rule 2 names ADMIN_MINT_MULTIPLE as the
+ * ERC-1155 batch to one recipient, and one name must not mean two calls of which only one makes a
+ * contract mintable.
  */
 
 export { TOKEN_TYPES };
@@ -87,6 +92,7 @@ export const CAPABILITY_NAMES = [
   'SET_CONTRACT_URI',
   'FREEZE_METADATA',
   'BURN_TOKEN',
+  'BATCH_TRANSFER',
   'MAX_SUPPLY',
   'OZ_ACCESS_CONTROL',
   'OZ_OWNABLE',
@@ -189,8 +195,15 @@ const SOURCES: Record<CapabilityName, DefinitionSource> = {
     ],
   },
   ADMIN_MINT_BATCH: {
-    description: 'Admin mint of several given ERC-721 ids in one call, one recipient per id',
-    forms: [{ tokenType: 'ERC721', functions: ['function mintBatch(address[] to, uint256[] tokenIds)'] }],
+    description:
+      'Admin mint to many recipients in one call: mintBatch(to[], tokenIds[]) on ERC-721, mintToMany(to[], ids[], amounts[]) on ERC-1155',
+    forms: [
+      { tokenType: 'ERC721', functions: ['function mintBatch(address[] to, uint256[] tokenIds)'] },
+      {
+        tokenType: 'ERC1155',
+        functions: ['function mintToMany(address[] to, uint256[] ids, uint256[] amounts)'],
+      },
+    ],
   },
   ADMIN_MINT_MULTIPLE_NO_ID: {
     description:
@@ -253,6 +266,20 @@ const SOURCES: Record<CapabilityName, DefinitionSource> = {
     forms: [
       { tokenType: 'ERC721', functions: ['function burn(uint256 tokenId)'] },
       { tokenType: 'ERC1155', functions: ['function burn(address account, uint256 id, uint256 value)'] },
+    ],
+  },
+  BATCH_TRANSFER: {
+    description:
+      'Transfers to many recipients in one call, by the holder or an approved operator: transferToMany(from, to[], tokenIds[]) on ERC-721, transferToMany(from, to[], ids[], amounts[]) on ERC-1155',
+    forms: [
+      {
+        tokenType: 'ERC721',
+        functions: ['function transferToMany(address from, address[] to, uint256[] tokenIds)'],
+      },
+      {
+        tokenType: 'ERC1155',
+        functions: ['function transferToMany(address from, address[] to, uint256[] ids, uint256[] amounts)'],
+      },
     ],
   },
   MAX_SUPPLY: {

@@ -8,7 +8,9 @@ import {PlatformBase} from "./PlatformBase.sol";
 
 /**
  * @title PlatformERC1155
- * @notice ERC-1155 collection of the platform: admin mints of one id or of many ids with amounts.
+ * @notice ERC-1155 collection of the platform: admin mints of one id, of many ids with amounts to
+ * one recipient, and of many (recipient, id, amount) entries in one call; transfers to many
+ * recipients in one call.
  *
  * `uri(id)` returns `baseURI() + decimal id` (not the `{id}` hex template of the standard), so
  * every token resolves straight to the service's metadata URL.
@@ -70,6 +72,42 @@ abstract contract PlatformERC1155 is ERC1155Burnable, PlatformBase, ReentrancyGu
             _reserve(ids[i], amounts[i]);
         }
         _mintBatch(to, ids, amounts, "");
+    }
+
+    /// @notice Mints `amounts[i]` of `ids[i]` to `to[i]` for every i, in one transaction (capability
+    /// ADMIN_MINT_BATCH for ERC-1155): one recipient per entry, so one call can serve several mint
+    /// requests. One TransferSingle per entry.
+    function mintToMany(
+        address[] calldata to,
+        uint256[] calldata ids,
+        uint256[] calldata amounts
+    ) external onlyRole(MINTER_ROLE) nonReentrant {
+        if (to.length != ids.length) revert ArrayLengthMismatch(to.length, ids.length);
+        if (ids.length != amounts.length) revert ArrayLengthMismatch(ids.length, amounts.length);
+        if (ids.length == 0) revert InvalidQuantity();
+        for (uint256 i = 0; i < ids.length; ++i) {
+            _reserve(ids[i], amounts[i]);
+            _mint(to[i], ids[i], amounts[i], "");
+        }
+    }
+
+    // ---------------------------------------------------------------- transfers
+
+    /// @notice Transfers `amounts[i]` of `ids[i]` from `from` to `to[i]` for every i, in one
+    /// transaction (capability BATCH_TRANSFER): the caller is `from` or approved for all of its
+    /// tokens, exactly as for `safeTransferFrom`, and a contract recipient must accept its units.
+    function transferToMany(
+        address from,
+        address[] calldata to,
+        uint256[] calldata ids,
+        uint256[] calldata amounts
+    ) external nonReentrant {
+        if (to.length != ids.length) revert ArrayLengthMismatch(to.length, ids.length);
+        if (ids.length != amounts.length) revert ArrayLengthMismatch(ids.length, amounts.length);
+        if (ids.length == 0) revert InvalidQuantity();
+        for (uint256 i = 0; i < ids.length; ++i) {
+            safeTransferFrom(from, to[i], ids[i], amounts[i], "");
+        }
     }
 
     // ---------------------------------------------------------------- supply

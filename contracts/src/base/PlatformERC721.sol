@@ -9,8 +9,9 @@ import {PlatformBase} from "./PlatformBase.sol";
 /**
  * @title PlatformERC721
  * @notice ERC-721 collection of the platform: admin mints with explicit ids, with a per-token URI,
- * in batches with ids, and in batches without ids (sequential ids, for EXTERNAL token id
- * assignment: the service reads the assigned ids from the Transfer events of the receipt).
+ * in batches with ids (one recipient per id, so one call delivers to many buyers), and in batches
+ * without ids (sequential ids, for EXTERNAL token id assignment: the service reads the assigned
+ * ids from the Transfer events of the receipt); transfers to many recipients in one call.
  *
  * Supply rules:
  * - `maxSupply()` caps the number of tokens ever minted (0 = unbounded); burning never frees room.
@@ -66,7 +67,7 @@ abstract contract PlatformERC721 is ERC721, PlatformBase, ReentrancyGuardTransie
     }
 
     /// @notice Mints `tokenIds[i]` to `to[i]` for every i, in one transaction (capability
-    /// ADMIN_MINT_MULTIPLE): one recipient per id, so one call can serve several mint requests.
+    /// ADMIN_MINT_BATCH): one recipient per id, so one call can serve several mint requests.
     function mintBatch(address[] calldata to, uint256[] calldata tokenIds) external onlyRole(MINTER_ROLE) nonReentrant {
         if (to.length != tokenIds.length) revert ArrayLengthMismatch(to.length, tokenIds.length);
         if (to.length == 0) revert InvalidQuantity();
@@ -80,6 +81,19 @@ abstract contract PlatformERC721 is ERC721, PlatformBase, ReentrancyGuardTransie
     /// ADMIN_MINT_MULTIPLE_NO_ID); one Transfer event per assigned id.
     function mintBatchNoId(address to, uint256 quantity) external onlyRole(MINTER_ROLE) nonReentrant {
         _mintSequential(to, quantity);
+    }
+
+    // ---------------------------------------------------------------- transfers
+
+    /// @notice Transfers `tokenIds[i]` from `from` to `to[i]` for every i, in one transaction
+    /// (capability BATCH_TRANSFER): the caller owns each token or is approved for it, exactly as
+    /// for `safeTransferFrom`, and a contract recipient must accept its token.
+    function transferToMany(address from, address[] calldata to, uint256[] calldata tokenIds) external nonReentrant {
+        if (to.length != tokenIds.length) revert ArrayLengthMismatch(to.length, tokenIds.length);
+        if (to.length == 0) revert InvalidQuantity();
+        for (uint256 i = 0; i < tokenIds.length; ++i) {
+            safeTransferFrom(from, to[i], tokenIds[i]);
+        }
     }
 
     // ---------------------------------------------------------------- burn
