@@ -87,6 +87,40 @@ export interface Ports {
   readonly providerEvents: Partial<Record<ProviderWebhook, ProviderEventProcessor>>;
   /** What a listing asks of the flows that take its units (purchase intents, email claims). */
   readonly listingDeliveries: ListingDeliveries;
+  /** What the relayer asks of a batch transaction (token flow deliveries) before sending it. */
+  readonly batches: TransactionBatches;
+}
+
+/** A batch's calldata as composed from the entries it carries, and how many they are. */
+export interface ComposedBatch {
+  readonly data: string;
+  readonly size: number;
+}
+
+/**
+ * What a batch transaction carries is known to the flows whose records joined it; the relayer
+ * closes and sends it. Each runs in the caller's database transaction (`compose` and `drop` with
+ * the batch's row locked); none calls outside the database.
+ */
+export interface TransactionBatches {
+  /** The calldata of the records the batch carries now; undefined when none is left. */
+  compose(db: Tx, deps: Deps, transaction: TransactionRow): Promise<ComposedBatch | undefined>;
+  /** Each entry alone: its record and the calldata of the same call with that entry only. */
+  entries(
+    db: Executor,
+    deps: Deps,
+    transaction: TransactionRow,
+  ): Promise<readonly { readonly recordId: string; readonly data: string }[]>;
+  /**
+   * Takes entries out before the batch is sent (each alone makes it revert): their records FAILED
+   * with the reason, their owners told; answers the batch composed again without them.
+   */
+  drop(
+    db: Tx,
+    deps: Deps,
+    transaction: TransactionRow,
+    failures: readonly { readonly recordIds: readonly string[]; readonly reason: string }[],
+  ): Promise<ComposedBatch | undefined>;
 }
 
 /**
@@ -112,6 +146,11 @@ export interface TokenFlowSettlement {
   readonly transaction: TransactionRow;
   readonly succeeded: boolean;
   readonly records: readonly TokenRequestRow[];
+  /**
+   * Why the records failed when it is not their transaction's outcome: taken out of their batch
+   * before it was sent (the transaction is still on its way for the other records).
+   */
+  readonly reason?: string;
 }
 
 export type TokenFlowOwner = (db: Tx, deps: Deps, settlement: TokenFlowSettlement) => Promise<void>;

@@ -176,9 +176,20 @@ export interface NetworkConfig {
   eip155: boolean;
   gasStrategy: GasStrategy;
   maxConcurrentTxs: number;
+  /** Deliveries batched across buyers (token flows on a contract with a batch call). */
+  batch: BatchConfig;
   poa: boolean;
   txResubmitBlockCount: number | null;
   url: string;
+}
+
+export interface BatchConfig {
+  /** Entries (one recipient and token each) in one batch transaction at most. */
+  maxItems: number;
+  /** Gas one batch transaction may use at most (entries are counted at a per-call estimate). */
+  maxGas: number;
+  /** How long a batch stays open for more entries after its first, milliseconds. */
+  windowMs: number;
 }
 
 export type GasStrategyType = (typeof GAS_STRATEGY_TYPES)[number];
@@ -287,6 +298,14 @@ export interface TransactionsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   completed_at: NullableTimestamp;
+  /** What may join a batch (its call and collection); null: not a batch. */
+  batch_key: string | null;
+  /** A PENDING batch that records may still join; the relayer closes it (writes its data). */
+  batch_open: Generated<boolean>;
+  /** Entries (records) the batch carries. */
+  batch_size: Generated<number>;
+  /** Entries it may carry (the network's caps of items and gas). */
+  batch_cap: Generated<number>;
 }
 
 export interface TransactionAttemptsTable {

@@ -26,6 +26,7 @@ import {
   lockPendingIntentsOfListing,
   unitsInDelivery,
 } from '../modules/sales/purchase-intents/purchase-intents.service.ts';
+import { tokenFlowBatches } from '../modules/tokens/token-flows/token-flow-batches.ts';
 import { tokenFlowSettlement } from '../modules/tokens/token-flows/token-flow-settlement.ts';
 
 /**
@@ -81,6 +82,7 @@ export const PORTS: Ports = {
       );
     },
   },
+  batches: tokenFlowBatches,
 };
 
 /**

@@ -50,6 +50,8 @@ export interface FlowTest {
   ): Promise<{ address: Address; collection: CollectionRow }>;
   /** Polls `probe` until it returns a value other than undefined. */
   until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs?: number): Promise<T>;
+  /** Stops the worker (relayer and jobs) and, once `meanwhile` is done, starts a new one. */
+  restartWorker(meanwhile: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -76,10 +78,12 @@ export async function setupFlowTest(
     });
     const admin = await env.createUser(organization.id, 'ORG_ADMIN');
     const member = await env.createUser(organization.id, 'ORG_MEMBER');
-    worker = await buildWorker(env.ctx, env.database, {
-      pollIntervalMs: 50,
-      relayerPollMs: 100,
-    });
+    const startWorker = () =>
+      buildWorker(env.ctx, env.database, {
+        pollIntervalMs: 50,
+        relayerPollMs: 100,
+      });
+    worker = await startWorker();
     const until = async <T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000) => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
@@ -89,7 +93,7 @@ export async function setupFlowTest(
         await sleep(100);
       }
     };
-    const running = worker;
+    let running = worker;
     const deployCollection: FlowTest['deployCollection'] = async (kind, options = {}) => {
       const artifact =
         options.variant !== undefined
@@ -149,6 +153,12 @@ export async function setupFlowTest(
           `transactions ${ids.join(', ')} to settle`,
           timeoutMs,
         ),
+      async restartWorker(meanwhile) {
+        await running.stop();
+        await meanwhile();
+        running = await startWorker();
+        worker = running;
+      },
       async close() {
         await running.stop();
         await chain.dev.stop();

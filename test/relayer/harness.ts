@@ -19,6 +19,7 @@ export function networkConfig(url: string, overrides: Partial<NetworkConfig> = {
     eip155: true,
     gasStrategy: { type: 'AUTO', maxFeePerGas: null, maxPriorityFeePerGas: null, bumpPercent: 13 },
     maxConcurrentTxs: 64,
+    batch: { maxItems: 100, maxGas: 12_000_000, windowMs: 1000 },
     poa: false,
     txResubmitBlockCount: 3,
     url,

@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { AppContext } from '../../src/context.ts';
 import type { Database, ItemRow, TokenStatus } from '../../src/db/schema.ts';
 import type { ErrorCode } from '../../src/lib/errors.ts';
 import { uuidv7 } from '../../src/lib/ids.ts';
+import {
+  lockOpenBatch,
+  writeBatch,
+} from '../../src/modules/platform/transactions/transaction-batches.repository.ts';
 import { assertError, type ErrorDetail } from '../assertions.ts';
 
 /** Test helpers for the mint and transfer flows: items as a lock (and mints) would leave them. */
@@ -119,4 +124,21 @@ export async function untilSettled<T extends { state: string }>(
     return current.state === 'COMPLETED' || current.state === 'FAILED' ? current : undefined;
   }, 'the request to settle');
   return { request, seen };
+}
+
+/**
+ * Closes every open batch transaction as the relayer would before sending it (its row locked, its
+ * calldata composed from its records by the port, no longer open): for tests that read or settle
+ * a batch's transaction without a relayer running.
+ */
+export async function closeOpenBatches(ctx: AppContext): Promise<void> {
+  const open = await ctx.db.selectFrom('transactions').select('id').where('batch_open', '=', true).execute();
+  for (const { id } of open) {
+    await ctx.db.transaction().execute(async (tx) => {
+      const row = await lockOpenBatch(tx, id);
+      if (!row) return;
+      const composed = await ctx.ports.batches.compose(tx, ctx, row);
+      await writeBatch(tx, id, { ...(composed ?? { data: '0x', size: 0 }), open: false });
+    });
+  }
 }

@@ -24,9 +24,33 @@ const GAS_STRATEGY_FIELDS = {
   }),
 };
 
+const BATCH_FIELDS = {
+  maxItems: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    description: 'Deliveries (one recipient and token each) in one batch transaction at most',
+  }),
+  maxGas: Type.Integer({
+    minimum: 100_000,
+    maximum: 1_000_000_000,
+    description:
+      "Gas of one batch transaction at most, entries counted at the call's estimate per entry; keep it under the chain's per-transaction cap",
+  }),
+  windowMs: Type.Integer({
+    minimum: 0,
+    maximum: 600_000,
+    description:
+      'How long a batch waits for more deliveries after its first, milliseconds (a full one goes at once)',
+  }),
+};
+
 const CONFIG_FIELDS = {
   autoDeploy: Type.Boolean(),
   autoFundAmount: { ...Uint256, description: 'Top-up of organization wallets, wei' },
+  batch: Type.Object(BATCH_FIELDS, {
+    description:
+      'Mints and transfers to many buyers in one transaction, on contracts with ADMIN_MINT_BATCH or BATCH_TRANSFER',
+  }),
   confirmations: Type.Integer({ minimum: 1, maximum: 10_000, description: 'Blocks before COMPLETED' }),
   eip155: Type.Boolean({ description: 'Sign with replay protection (chain id)' }),
   gasStrategy: Type.Object(GAS_STRATEGY_FIELDS),
@@ -54,6 +78,7 @@ type ConfigWithoutUrl = Omit<StoredNetworkConfig, 'url'>;
 export const CONFIG_DEFAULTS: Readonly<ConfigWithoutUrl> = Object.freeze({
   autoDeploy: false,
   autoFundAmount: '0',
+  batch: Object.freeze({ maxItems: 100, maxGas: 12_000_000, windowMs: 1000 }),
   confirmations: 1,
   eip155: true,
   gasStrategy: Object.freeze({
@@ -81,11 +106,21 @@ const GasStrategyInput = Type.Object(
   { additionalProperties: false },
 );
 
+const BatchInput = Type.Object(
+  {
+    maxItems: withDefault(BATCH_FIELDS.maxItems, CONFIG_DEFAULTS.batch.maxItems),
+    maxGas: withDefault(BATCH_FIELDS.maxGas, CONFIG_DEFAULTS.batch.maxGas),
+    windowMs: withDefault(BATCH_FIELDS.windowMs, CONFIG_DEFAULTS.batch.windowMs),
+  },
+  { additionalProperties: false },
+);
+
 /** `config` on create: everything but `url` has a default. */
 export const NetworkConfigInput = Type.Object(
   {
     autoDeploy: withDefault(CONFIG_FIELDS.autoDeploy, CONFIG_DEFAULTS.autoDeploy),
     autoFundAmount: withDefault(CONFIG_FIELDS.autoFundAmount, CONFIG_DEFAULTS.autoFundAmount),
+    batch: withDefault(BatchInput, {}),
     confirmations: withDefault(CONFIG_FIELDS.confirmations, CONFIG_DEFAULTS.confirmations),
     eip155: withDefault(CONFIG_FIELDS.eip155, CONFIG_DEFAULTS.eip155),
     gasStrategy: withDefault(GasStrategyInput, {}),
@@ -109,6 +144,7 @@ export const NetworkConfigPatch = Type.Partial(
   Type.Object({
     ...CONFIG_FIELDS,
     gasStrategy: Type.Partial(Type.Object(GAS_STRATEGY_FIELDS), { additionalProperties: false }),
+    batch: Type.Partial(Type.Object(BATCH_FIELDS), { additionalProperties: false }),
   }),
   { additionalProperties: false },
 );

@@ -77,6 +77,7 @@ export function networkConfigOf(network: NetworkRow): NetworkConfig {
     ...CONFIG_DEFAULTS,
     ...stored,
     gasStrategy: { ...CONFIG_DEFAULTS.gasStrategy, ...stored.gasStrategy },
+    batch: { ...CONFIG_DEFAULTS.batch, ...stored.batch },
     url: stored.url ?? '',
   };
 }
@@ -396,6 +397,7 @@ function completeConfig(input: NetworkConfigInput): NetworkConfig {
     ...CONFIG_DEFAULTS,
     ...input,
     gasStrategy: { ...CONFIG_DEFAULTS.gasStrategy, ...input.gasStrategy },
+    batch: { ...CONFIG_DEFAULTS.batch, ...input.batch },
   } as NetworkConfig;
 }
 
@@ -404,6 +406,7 @@ function mergeConfig(current: NetworkConfig, patch: NetworkConfigPatch): Network
     ...current,
     ...patch,
     gasStrategy: { ...current.gasStrategy, ...patch.gasStrategy },
+    batch: { ...current.batch, ...patch.batch },
   } as NetworkConfig;
 }
 

@@ -3,7 +3,7 @@ import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Fees } from '../../../chain/fees.ts';
 import type { ChainClient, Receipt } from '../../../chain/rpc.ts';
-import type { AppContext } from '../../../context.ts';
+import type { AppContext, Deps } from '../../../context.ts';
 import type { Tx } from '../../../db/executor.ts';
 import type { NetworkRow, WalletRow } from '../../../db/schema.ts';
 import { assertNever } from '../../../lib/assert-never.ts';
@@ -54,6 +54,8 @@ export interface Pair {
  */
 export interface PassContext {
   readonly db: AppContext['db'];
+  /** What the ports need (a batch's composition). */
+  readonly deps: Deps;
   readonly log: Logger;
   /** The head a SUBMITTED row was last re-sent at (same bytes), by row id. */
   readonly rebroadcastAt: Map<string, bigint>;

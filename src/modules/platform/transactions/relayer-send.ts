@@ -4,6 +4,7 @@ import { classifyRpcError } from '../../../chain/rpc.ts';
 import { assertNever } from '../../../lib/assert-never.ts';
 import { mapLimit } from '../../../lib/concurrency.ts';
 import { requestFunding } from './auto-fund.ts';
+import { closeDueBatches, isolateReverting } from './relayer-batches.ts';
 import { bump, renonce } from './relayer-monitor.ts';
 import {
   findForUpdate,
@@ -23,8 +24,9 @@ import { emitSettledEvent } from './transactions.service.ts';
 /*
  * Steps 3 and 4 of a relayer pass (relayer.ts): broadcast QUEUED rows (the stored raw bytes: a
  * crash between signing and sending re-sends the same transaction, never a second one), then
- * promote PENDING rows up to `maxConcurrentTxs` in flight: estimate gas, then in one database
- * transaction take the nonce, sign, store the raw bytes and move the row to QUEUED.
+ * promote PENDING rows up to `maxConcurrentTxs` in flight: close the batches that are due
+ * (relayer-batches.ts), estimate gas, then in one database transaction take the nonce, sign,
+ * store the raw bytes and move the row to QUEUED.
  */
 
 const GAS_MARGIN_PERCENT = 20n;
@@ -144,6 +146,8 @@ async function cancel(ctx: PassContext, pair: Pair, id: string, reason: string):
 // 4. Promote ---------------------------------------------------------------------------------
 
 export async function promote(ctx: PassContext, pair: Pair): Promise<void> {
+  for (const id of await closeDueBatches(ctx, pair))
+    await cancel(ctx, pair, id, 'no delivery left in the batch');
   const inFlight = await repo.countInFlight(ctx.db, pair.network.id, pair.address);
   const room = Math.min(pair.network.config.maxConcurrentTxs - inFlight, PROMOTE_BATCH);
   if (room <= 0) return;
@@ -200,7 +204,11 @@ async function gasFor(ctx: PassContext, pair: Pair, row: PendingTransaction): Pr
       await requestFunding(ctx.db, pair.network, pair.wallet);
       await backoff(ctx, pair, row.id, reason, FUNDS_BACKOFF_MS);
     } else if (kind === 'deterministic') {
-      await cancel(ctx, pair, row.id, reason);
+      // A batch with an entry that reverts alone goes on without it; one reverting as a whole fails.
+      const isolation =
+        row.batch !== null && row.batch.size > 1 ? await isolateReverting(ctx, pair, row) : 'FAILED';
+      if (isolation === 'FAILED') await cancel(ctx, pair, row.id, reason);
+      else if (isolation === 'RETRY') await backoff(ctx, pair, row.id, reason, TRANSIENT_BACKOFF_MS);
     } else {
       await backoff(ctx, pair, row.id, reason, TRANSIENT_BACKOFF_MS);
     }

@@ -80,6 +80,7 @@ export class Relayer {
     this.reconcileEveryMs = options.reconcileEveryMs ?? 30_000;
     this.pass = {
       db: this.db,
+      deps: ctx,
       log: this.log,
       rebroadcastAt: this.rebroadcastAt,
       blockReceiptsFailedAt: this.blockReceiptsFailedAt,

@@ -46,6 +46,10 @@ function pending(patch: Partial<TransactionRow> = {}): TransactionRow {
     created_at: CREATED,
     updated_at: CREATED,
     completed_at: null,
+    batch_key: null,
+    batch_open: false,
+    batch_size: 0,
+    batch_cap: 0,
     ...patch,
   };
 }

@@ -51,6 +51,8 @@ interface Signed {
 export interface PendingTransaction extends TransactionBase {
   state: 'PENDING';
   gasLimit: bigint | null;
+  /** A batch of token flow deliveries (closed: its data written): the entries it carries. */
+  batch: { key: string; size: number } | null;
 }
 
 export interface QueuedTransaction extends TransactionBase, Signed {
@@ -127,6 +129,7 @@ export function lifecycleOf(row: TransactionRow): TransactionLifecycle {
         ...base,
         state,
         gasLimit: row.gas_limit === null ? null : field.bigint('gas_limit', row.gas_limit),
+        batch: row.batch_key === null ? null : { key: row.batch_key, size: row.batch_size },
       };
     case 'QUEUED':
       return { ...base, ...signedOf(row, field), state };

@@ -36,6 +36,8 @@ export interface NewTransaction {
   data: string;
   value: bigint;
   gasLimit?: bigint;
+  /** An open batch, its first entries counted: records of the same key may join it. */
+  batch?: { key: string; size: number; cap: number };
 }
 
 export async function insertTransaction(db: Executor, tx: NewTransaction): Promise<TransactionRow> {
@@ -58,9 +60,11 @@ export async function insertTransactionOn(
   const result = await sql<TransactionRow & { notified?: unknown }>`
     WITH inserted AS (
       INSERT INTO transactions
-        (id, organization_id, network_id, wallet_id, from_address, type, to_address, data, value, gas_limit)
+        (id, organization_id, network_id, wallet_id, from_address, type, to_address, data, value, gas_limit,
+         batch_key, batch_open, batch_size, batch_cap)
       SELECT ${uuidv7()}::uuid, ${tx.organizationId}::uuid, n.id, ${tx.walletId}::uuid, ${tx.from}, ${tx.type},
-        ${tx.to}, ${tx.data}, ${tx.value.toString()}::numeric, ${tx.gasLimit?.toString() ?? null}::numeric
+        ${tx.to}, ${tx.data}, ${tx.value.toString()}::numeric, ${tx.gasLimit?.toString() ?? null}::numeric,
+        ${tx.batch?.key ?? null}, ${tx.batch !== undefined}, ${tx.batch?.size ?? 0}, ${tx.batch?.cap ?? 0}
       FROM networks AS n
       WHERE n.id = ${tx.networkId} ${enabledOnly ? sql`AND n.enabled` : sql``}
       RETURNING *
@@ -289,6 +293,8 @@ export function liveTransactions(
     .where('state', '=', state);
   // Rows waiting out a backoff are not due yet (and must not hold a batch's places).
   if (state !== 'SUBMITTED') query = query.where('next_attempt_at', '<=', new Date());
+  // An open batch has no calldata yet: the relayer closes it first (dueBatches).
+  if (state === 'PENDING') query = query.where('batch_open', '=', false);
   query =
     state === 'PENDING' ? query.orderBy('created_at').orderBy('id') : query.orderBy(sql`nonce`).orderBy('id');
   return query.limit(limit).execute();

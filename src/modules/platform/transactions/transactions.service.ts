@@ -1,11 +1,12 @@
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
-import type { Executor } from '../../../db/executor.ts';
+import type { Executor, Tx } from '../../../db/executor.ts';
 import type { TransactionRow, TransactionType, WalletRow } from '../../../db/schema.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import { iso } from '../../../http/schemas.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { findNetwork } from '../networks/networks.service.ts';
 import { emitEvent, emitEvents, type NewEvent } from '../webhooks/webhook-events.service.ts';
+import * as batches from './transaction-batches.repository.ts';
 import * as repo from './transactions.repository.ts';
 import type { Transaction } from './transactions.schemas.ts';
 
@@ -38,6 +39,45 @@ export async function queueTransaction(db: Executor, input: QueueTransactionInpu
       data: input.data,
       value: input.value ?? 0n,
       ...(input.gasLimit !== undefined && { gasLimit: input.gasLimit }),
+    },
+    true,
+  );
+  if (row) return row;
+  const network = await findNetwork(db, input.networkId);
+  if (!network) throw new ApiError('NOT_FOUND', `network ${input.networkId} not found`);
+  throw new ApiError('INVALID_STATE', `network ${input.networkId} is disabled`);
+}
+
+export interface BatchEntriesInput extends Omit<QueueTransactionInput, 'data' | 'gasLimit' | 'value'> {
+  /** What may share a transaction: one call on one contract (the caller's key, with its collection). */
+  key: string;
+  /** Entries to place together (one request's records). */
+  size: number;
+  /** Entries a batch of this key carries at most. */
+  cap: number;
+}
+
+/**
+ * Places entries in an open batch of their key with room for them, or opens one (PENDING, its
+ * calldata written by the relayer when it closes it: full, or its network's window passed), in
+ * the caller's database transaction; answers the transaction they ride in. A batch being joined
+ * by another caller is passed over, never waited for.
+ */
+export async function queueBatchEntries(db: Tx, input: BatchEntriesInput): Promise<TransactionRow> {
+  const joined = await batches.joinOpenBatch(db, input.key, input.size);
+  if (joined) return joined;
+  const row = await repo.insertTransactionOn(
+    db,
+    {
+      organizationId: input.wallet.organization_id,
+      networkId: input.networkId,
+      walletId: input.wallet.id,
+      from: input.wallet.address,
+      type: input.type,
+      to: input.to,
+      data: '0x',
+      value: 0n,
+      batch: { key: input.key, size: input.size, cap: Math.max(input.cap, input.size) },
     },
     true,
   );

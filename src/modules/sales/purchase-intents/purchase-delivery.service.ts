@@ -109,7 +109,7 @@ export async function deliverPurchaseIntent(db: Tx, deps: Deps, id: string): Pro
 export const purchaseIntentFlowOwner: TokenFlowOwner = async (
   db,
   deps,
-  { transaction, succeeded, records },
+  { transaction, succeeded, records, reason },
 ) => {
   const intents = await repo.lockAssignedIntents(db, [...new Set(records.map((record) => record.owner_id!))]);
   const ended = new Set<string>();
@@ -118,10 +118,13 @@ export const purchaseIntentFlowOwner: TokenFlowOwner = async (
       ended.add(intent.listing_id);
       await repo.updateIntent(db, intent.id, {
         fulfillment_status: 'EXCEPTION',
-        fulfillment_error: `delivery transaction ${transaction.id} ${
-          transaction.failure_reason ??
-          (transaction.state === 'CANCELLED' ? 'was cancelled' : 'reverted on chain')
-        }`,
+        fulfillment_error:
+          reason !== undefined
+            ? `delivery taken out of transaction ${transaction.id} before it was sent: ${reason}`
+            : `delivery transaction ${transaction.id} ${
+                transaction.failure_reason ??
+                (transaction.state === 'CANCELLED' ? 'was cancelled' : 'reverted on chain')
+              }`,
       });
       continue;
     }

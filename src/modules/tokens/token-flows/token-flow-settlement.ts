@@ -1,5 +1,5 @@
 import { decodeEventLog, type Hex, parseAbiItem, zeroAddress } from 'viem';
-import type { Deps, SettlementHandler } from '../../../context.ts';
+import type { Deps, SettlementHandler, TokenFlowSettlement } from '../../../context.ts';
 import { TOKEN_FLOW_OWNER_KINDS } from '../../../db/enums.ts';
 import type { Executor, Tx } from '../../../db/executor.ts';
 import type { TokenRequestRow, TransactionRow } from '../../../db/schema.ts';
@@ -49,40 +49,82 @@ export const tokenFlowSettlement: SettlementHandler<bigint[]> = {
       flow === 'MINT'
         ? await settleMint(db, transaction, chosenIds ?? [])
         : await settleTransfer(db, transaction);
-    if (settled.length === 0) return;
-    const views = await findTokenRequests(
-      db,
-      flow,
-      settled.map((r) => r.id),
-    );
-    await emitEvents(
-      db,
-      views.map((view) => ({
-        organizationId: view.organization_id,
-        type:
-          flow === 'MINT'
-            ? view.state === 'COMPLETED'
-              ? 'mint_request.completed'
-              : 'mint_request.failed'
-            : view.state === 'COMPLETED'
-              ? 'transfer_request.completed'
-              : 'transfer_request.failed',
-        resourceId: view.id,
-        data: flow === 'MINT' ? mintRequestOf(view) : transferRequestOf(view),
-      })),
-    );
-    for (const kind of TOKEN_FLOW_OWNER_KINDS) {
-      if (kind === 'REQUEST') continue;
-      const records = settled.filter((record) => record.owner_kind === kind);
-      if (records.length > 0)
-        await deps.ports.tokenFlowOwners[kind](db, deps, {
-          transaction,
-          succeeded: succeeded(transaction),
-          records,
-        });
-    }
+    await announce(db, deps, { transaction, succeeded: succeeded(transaction), records: settled });
   },
 };
+
+/**
+ * Records taken out of their batch before it is sent (each alone makes the batch revert): FAILED
+ * with `reason`, their items and reservations as for a failed transaction, their events emitted
+ * and their owners told; the rest of the batch goes on. Only open records move.
+ */
+export async function failRecords(
+  db: Tx,
+  deps: Deps,
+  transaction: TransactionRow,
+  recordIds: readonly string[],
+  reason: string,
+): Promise<void> {
+  const flow = flowOf(transaction);
+  const wanted = new Set(recordIds);
+  const requests = (await repo.lockOpenRequests(db, tableOf(flow), transaction.id)).filter((r) =>
+    wanted.has(r.id),
+  );
+  if (requests.length === 0) return;
+  const failed = await failRequests(db, flow, requests, reason);
+  await announce(db, deps, { transaction, succeeded: false, records: failed, reason });
+}
+
+/** Each closed record's event, then each owner of records told of its own, by kind. */
+async function announce(db: Tx, deps: Deps, settlement: TokenFlowSettlement): Promise<void> {
+  const { records: settled, transaction } = settlement;
+  if (settled.length === 0) return;
+  const flow = flowOf(transaction);
+  const views = await findTokenRequests(
+    db,
+    flow,
+    settled.map((r) => r.id),
+  );
+  await emitEvents(
+    db,
+    views.map((view) => ({
+      organizationId: view.organization_id,
+      type:
+        flow === 'MINT'
+          ? view.state === 'COMPLETED'
+            ? 'mint_request.completed'
+            : 'mint_request.failed'
+          : view.state === 'COMPLETED'
+            ? 'transfer_request.completed'
+            : 'transfer_request.failed',
+      resourceId: view.id,
+      data: flow === 'MINT' ? mintRequestOf(view) : transferRequestOf(view),
+    })),
+  );
+  for (const kind of TOKEN_FLOW_OWNER_KINDS) {
+    if (kind === 'REQUEST') continue;
+    const records = settled.filter((record) => record.owner_kind === kind);
+    if (records.length > 0) await deps.ports.tokenFlowOwners[kind](db, deps, { ...settlement, records });
+  }
+}
+
+/** Open records closed FAILED with `reason`: mint items back to NOT_MINTED, reservations released. */
+async function failRequests(
+  db: Tx,
+  flow: ItemFlow,
+  requests: readonly TokenRequestRow[],
+  reason: string,
+): Promise<TokenRequestRow[]> {
+  const ids = requests.map((r) => r.id);
+  await repo.settleRequests(db, tableOf(flow), ids, { state: 'FAILED', reason });
+  if (flow === 'MINT')
+    await abortMint(
+      db,
+      requests.map((r) => r.item_id),
+    );
+  await releaseReservations(db, ids);
+  return requests.map((r) => ({ ...r, state: 'FAILED', failure_reason: reason }));
+}
 
 function flowOf(transaction: TransactionRow): ItemFlow {
   if (transaction.type !== 'MINT' && transaction.type !== 'TRANSFER')
@@ -115,6 +157,7 @@ export async function settleMint(
 ): Promise<TokenRequestRow[]> {
   const requests = await repo.lockOpenRequests(db, 'mint_requests', transaction.id);
   if (requests.length === 0) return [];
+  if (!succeeded(transaction)) return failRequests(db, 'MINT', requests, failureReasonOf(transaction));
   const ids = requests.map((r) => r.id);
   const items = new Map(
     (
@@ -124,13 +167,6 @@ export async function settleMint(
       )
     ).map((i) => [i.id, i]),
   );
-  if (!succeeded(transaction)) {
-    const reason = failureReasonOf(transaction);
-    await repo.settleRequests(db, 'mint_requests', ids, { state: 'FAILED', reason });
-    await abortMint(db, [...items.keys()]);
-    await releaseReservations(db, ids);
-    return requests.map((r) => ({ ...r, state: 'FAILED', failure_reason: reason }));
-  }
   const ordered = byCreation([...items.values()]);
   // Read before the lock, for the records then open: a settled transaction gains no record, so
   // those locked now are the same ones or fewer (a settlement that ran meanwhile closed them).
@@ -158,29 +194,19 @@ export async function settleMint(
 export async function settleTransfer(db: Tx, transaction: TransactionRow): Promise<TokenRequestRow[]> {
   const requests = await repo.lockOpenRequests(db, tableOf('TRANSFER'), transaction.id);
   if (requests.length === 0) return [];
+  if (!succeeded(transaction)) return failRequests(db, 'TRANSFER', requests, failureReasonOf(transaction));
   const ids = requests.map((r) => r.id);
-  if (succeeded(transaction)) {
-    const wallet = transaction.from_address.toLowerCase();
-    for (const request of requests) {
-      await completeTransfer(db, {
-        itemId: request.item_id,
-        quantity: BigInt(request.quantity),
-        toOrganizationWallet: request.to_address.toLowerCase() === wallet,
-      });
-    }
-    await repo.settleRequests(db, 'transfer_requests', ids, { state: 'COMPLETED' });
-  } else {
-    await repo.settleRequests(db, 'transfer_requests', ids, {
-      state: 'FAILED',
-      reason: failureReasonOf(transaction),
+  const wallet = transaction.from_address.toLowerCase();
+  for (const request of requests) {
+    await completeTransfer(db, {
+      itemId: request.item_id,
+      quantity: BigInt(request.quantity),
+      toOrganizationWallet: request.to_address.toLowerCase() === wallet,
     });
   }
+  await repo.settleRequests(db, 'transfer_requests', ids, { state: 'COMPLETED' });
   await releaseReservations(db, ids);
-  return requests.map((r) =>
-    succeeded(transaction)
-      ? { ...r, state: 'COMPLETED', failure_reason: null }
-      : { ...r, state: 'FAILED', failure_reason: failureReasonOf(transaction) },
-  );
+  return requests.map((r) => ({ ...r, state: 'COMPLETED', failure_reason: null }));
 }
 
 const TRANSFER_EVENT = parseAbiItem(

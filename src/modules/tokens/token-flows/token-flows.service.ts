@@ -25,8 +25,10 @@ import {
   reserveItems,
 } from '../../catalog/items/item-flows.service.ts';
 import { collectionOfSelection, parseItemSelection } from '../../catalog/items/item-selection.ts';
-import { queueTransaction } from '../../platform/transactions/transactions.service.ts';
+import { findNetwork, networkConfigOf } from '../../platform/networks/networks.service.ts';
+import { queueBatchEntries, queueTransaction } from '../../platform/transactions/transactions.service.ts';
 import { organizationWalletOf } from '../../platform/wallets/wallets.service.ts';
+import { batchCallOf, batchCap, batchKey } from './token-flow-batch-calls.ts';
 import * as repo from './token-flows.repository.ts';
 import type { TokenRequestBody, TokenRequestRecord } from './token-flows.schemas.ts';
 
@@ -217,6 +219,8 @@ function encode(
 interface FlowCall {
   data: Hex;
   items: readonly ItemRow[];
+  /** Entries of a batch shared across requests (data written when the relayer closes it). */
+  batch?: { key: string; cap: number };
 }
 
 /** The calldata of each mint transaction and the items it mints. */
@@ -326,12 +330,14 @@ export interface TokenFlowRequest {
 
 /**
  * Starts a flow, all or nothing in the caller's transaction: one record per item, each holding
- * its item's reservation; MINT items set MINTING; the transactions queued (one for the request
- * when the contract mints or transfers in batches, else one per item). Returns the records in
- * item order.
+ * its item's reservation; MINT items set MINTING; the transactions queued: on a contract with a
+ * call to many recipients (token-flow-batches.ts), the records join a batch shared with other
+ * requests of the collection (chunks of the network's cap); else one transaction for the request
+ * when the contract mints or transfers in batches to one recipient, or one per item. Returns the
+ * records in item order.
  */
 export async function startTokenFlow(
-  db: Executor,
+  db: Tx,
   deps: Deps,
   request: TokenFlowRequest,
 ): Promise<repo.TokenRequestView[]> {
@@ -352,13 +358,25 @@ export async function startTokenFlow(
       to: new Map(items.map((item, i) => [item.id, holders[i]!])),
     });
   }
-  let calls: FlowCall[];
-  if (flow === 'MINT') {
+  if (flow === 'MINT')
     await markMinting(
       db,
       items.map((item) => item.id),
     );
-    const method = mintMethodOf(contract, collection.token_id_assignment_strategy === 'EXTERNAL');
+  const externalIds = collection.token_id_assignment_strategy === 'EXTERNAL';
+  const batchCall = batchCallOf(contract, flow, externalIds);
+  let calls: FlowCall[];
+  if (batchCall !== undefined) {
+    // Each item an entry of a batch shared with other requests: the relayer writes the calldata.
+    const network = await findNetwork(db, contract.networkId);
+    if (!network) throw new ApiError('NOT_FOUND', `network ${contract.networkId} not found`);
+    const cap = batchCap(batchCall, networkConfigOf(network).batch);
+    const key = batchKey(batchCall, collection.id);
+    calls = [];
+    for (let i = 0; i < items.length; i += cap)
+      calls.push({ data: '0x', items: items.slice(i, i + cap), batch: { key, cap } });
+  } else if (flow === 'MINT') {
+    const method = mintMethodOf(contract, externalIds);
     const metadataUrl = (tokenId: bigint) =>
       `${deps.config.http.publicBaseUrl}/v1/metadata/${collection.id}/${tokenId.toString()}`;
     calls = mintCalls(method, items, to, quantity, metadataUrl);
@@ -368,13 +386,23 @@ export async function startTokenFlow(
   const table = tableOf(flow);
   const records: repo.NewTokenRequest[] = [];
   for (const call of calls) {
-    const transaction = await queueTransaction(db, {
-      networkId: contract.networkId,
-      wallet,
-      type: flow,
-      to: contract.address,
-      data: call.data,
-    });
+    const transaction =
+      call.batch === undefined
+        ? await queueTransaction(db, {
+            networkId: contract.networkId,
+            wallet,
+            type: flow,
+            to: contract.address,
+            data: call.data,
+          })
+        : await queueBatchEntries(db, {
+            networkId: contract.networkId,
+            wallet,
+            type: flow,
+            to: contract.address,
+            ...call.batch,
+            size: call.items.length,
+          });
     for (const item of call.items) {
       records.push({
         id: requestIds.get(item.id)!,

@@ -4,7 +4,11 @@ import { insertCollection } from '../../../../../test/factories.ts';
 import type { Actor, TestEnv } from '../../../../../test/harness.ts';
 import { freshIp } from '../../../../../test/support/auth.ts';
 import { claimClient, claimTokenFromMail, pinFromMail } from '../../../../../test/support/email-claims.ts';
-import { type insertItem, insertItems } from '../../../../../test/support/token-requests.ts';
+import {
+  closeOpenBatches,
+  type insertItem,
+  insertItems,
+} from '../../../../../test/support/token-requests.ts';
 import type { CollectionRow, TransactionRow } from '../../../../db/schema.ts';
 import { settleTransaction } from '../../../platform/transactions/transaction-settled.task.ts';
 
@@ -116,6 +120,7 @@ export function emailClaimCalls(fixture: () => { env: TestEnv; organizationId: s
       body: { item_id: itemId, to_address: randomAddress() },
     });
   const settle = async (transactionId: string, columns: Record<string, unknown>) => {
+    await closeOpenBatches(env().ctx);
     const row = (await db()
       .updateTable('transactions')
       .set({ ...columns, completed_at: new Date() })

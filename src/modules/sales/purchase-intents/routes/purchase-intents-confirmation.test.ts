@@ -12,6 +12,7 @@ import {
   queuedJob,
   randomAddress,
 } from '../../../../../test/support/sales.ts';
+import { closeOpenBatches } from '../../../../../test/support/token-requests.ts';
 import { settleTransaction } from '../../../platform/transactions/transaction-settled.task.ts';
 import { confirmPurchaseIntent } from '../purchase-confirmation.service.ts';
 import { deliverPurchaseIntent } from '../purchase-delivery.service.ts';
@@ -203,6 +204,7 @@ describe('purchase intents', () => {
         await deliver(created.id);
         const [transactionId] = (await intentOf(created.id)).transaction_ids;
         assert.ok(transactionId, 'the delivery queued its transaction');
+        await closeOpenBatches(env.ctx);
         const transaction = await db()
           .updateTable('transactions')
           .set(

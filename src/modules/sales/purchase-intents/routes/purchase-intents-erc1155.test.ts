@@ -6,7 +6,7 @@ import { freshIp, mailsTo } from '../../../../../test/support/auth.ts';
 import { claimClient, claimTokenFromMail, pinFromMail } from '../../../../../test/support/email-claims.ts';
 import { testPayments } from '../../../../../test/support/payment-sessions.ts';
 import { activeHolder, createPaidListing, randomAddress } from '../../../../../test/support/sales.ts';
-import { insertItems } from '../../../../../test/support/token-requests.ts';
+import { closeOpenBatches, insertItems } from '../../../../../test/support/token-requests.ts';
 import { settleTransaction } from '../../../platform/transactions/transaction-settled.task.ts';
 import { expireDueClaims } from '../../email-claims/email-claims.service.ts';
 import { purchaseIntentCalls, seedPurchaseIntents } from './purchase-intents.test-setup.ts';
@@ -124,6 +124,7 @@ describe('purchase intents', () => {
         .where('released_at', 'is', null)
         .executeTakeFirst();
     const settle = async (transactionId: string, outcome: 'SUCCESS' | 'REVERTED') => {
+      await closeOpenBatches(env.ctx);
       const transaction = await db()
         .updateTable('transactions')
         .set(

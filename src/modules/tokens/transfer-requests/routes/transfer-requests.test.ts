@@ -10,6 +10,7 @@ import {
 import { type Actor, setupTest, type TestEnv } from '../../../../../test/harness.ts';
 import {
   assertFailsWithoutTrace,
+  closeOpenBatches,
   findItemRow,
   type insertItem,
   insertItems,
@@ -71,8 +72,15 @@ describe('transfer requests (database level: selection, rules, reservations, rec
       ...fields,
     });
   };
-  const transfer = (body: Record<string, unknown>, token = admin.token) =>
-    env.call('POST', '/v1/transfer-requests', { token, body: { to_address: RECIPIENT, ...body } });
+  // Each request's batch closed at once, as a relayer pass would (its calldata written).
+  const transfer = async (body: Record<string, unknown>, token = admin.token) => {
+    const response = await env.call('POST', '/v1/transfer-requests', {
+      token,
+      body: { to_address: RECIPIENT, ...body },
+    });
+    await closeOpenBatches(env.ctx);
+    return response;
+  };
   const expectError = (body: Record<string, unknown>, status: number, code: ErrorCode) =>
     assertFailsWithoutTrace(db(), () => transfer(body), status, code);
   const transactionOf = (id: string) =>
@@ -155,7 +163,7 @@ describe('transfer requests (database level: selection, rules, reservations, rec
     await expectError({ item_id: partly!.id, quantity: '4' }, 409, 'INVALID_STATE');
   });
 
-  it('ERC721: one safeTransferFrom per item from the wallet; records carry an integer quantity', async () => {
+  it('ERC721: one transferToMany for the request, an entry per item; records carry an integer quantity', async () => {
     const c = await collection();
     const two = await held(c, 2);
     const response = await transfer({ item_ids: two.map((i) => i.id), to_address: RECIPIENT.toLowerCase() });
@@ -165,15 +173,13 @@ describe('transfer requests (database level: selection, rules, reservations, rec
       records.map((r) => [r.item_id, r.quantity, r.state, r.tx_hash, r.to_address, r.token_id]),
       two.map((i) => [i.id, 1, 'PENDING', null, RECIPIENT, i.token_id]),
     );
-    assert.equal(new Set(records.map((r) => r.transaction_id)).size, 2);
-    for (const [i, record] of records.entries()) {
-      const tx = await transactionOf(record.transaction_id as string);
-      assert.equal(tx.type, 'TRANSFER');
-      assert.equal(tx.to_address, getAddress(c.contract_address!));
-      const call = decodeFunctionData({ abi: erc721.abi, data: tx.data as Hex });
-      assert.equal(call.functionName, 'safeTransferFrom');
-      assert.deepEqual(call.args, [walletAddress, RECIPIENT, BigInt(two[i]!.token_id!)]);
-    }
+    assert.equal(new Set(records.map((r) => r.transaction_id)).size, 1);
+    const tx = await transactionOf(records[0]!.transaction_id as string);
+    assert.equal(tx.type, 'TRANSFER');
+    assert.equal(tx.to_address, getAddress(c.contract_address!));
+    const call = decodeFunctionData({ abi: erc721.abi, data: tx.data as Hex });
+    assert.equal(call.functionName, 'transferToMany', 'BATCH_TRANSFER');
+    assert.deepEqual(call.args, [walletAddress, [RECIPIENT, RECIPIENT], two.map((i) => BigInt(i.token_id!))]);
     const reservations = await db()
       .selectFrom('item_reservations')
       .selectAll()
@@ -191,7 +197,7 @@ describe('transfer requests (database level: selection, rules, reservations, rec
     await expectError({ item_id: two[0]!.id }, 409, 'ITEM_RESERVED');
   });
 
-  it('ERC1155: one safeBatchTransferFrom for the request, quantity units of each item', async () => {
+  it('ERC1155: one transferToMany for the request, quantity units of each item', async () => {
     const c = await erc1155Collection();
     const two = await held(c, 2, { maxSupply: 10n });
     const response = await transfer({ collection_id: c.id, quantity: '3' });
@@ -206,13 +212,12 @@ describe('transfer requests (database level: selection, rules, reservations, rec
       abi: erc1155.abi,
       data: (await transactionOf(records[0]!.transaction_id)).data as Hex,
     });
-    assert.equal(call.functionName, 'safeBatchTransferFrom');
+    assert.equal(call.functionName, 'transferToMany', 'BATCH_TRANSFER');
     assert.deepEqual(call.args, [
       walletAddress,
-      RECIPIENT,
+      [RECIPIENT, RECIPIENT],
       two.map((i) => BigInt(i.token_id!)),
       [3n, 3n],
-      '0x',
     ]);
   });
 
