@@ -42,10 +42,7 @@ export async function queueTransaction(db: Executor, input: QueueTransactionInpu
     },
     true,
   );
-  if (row) return row;
-  const network = await findNetwork(db, input.networkId);
-  if (!network) throw new ApiError('NOT_FOUND', `network ${input.networkId} not found`);
-  throw new ApiError('INVALID_STATE', `network ${input.networkId} is disabled`);
+  return row ?? refusedOn(db, input.networkId);
 }
 
 export interface BatchEntriesInput extends Omit<QueueTransactionInput, 'data' | 'gasLimit' | 'value'> {
@@ -81,10 +78,14 @@ export async function queueBatchEntries(db: Tx, input: BatchEntriesInput): Promi
     },
     true,
   );
-  if (row) return row;
-  const network = await findNetwork(db, input.networkId);
-  if (!network) throw new ApiError('NOT_FOUND', `network ${input.networkId} not found`);
-  throw new ApiError('INVALID_STATE', `network ${input.networkId} is disabled`);
+  return row ?? refusedOn(db, input.networkId);
+}
+
+/** Why nothing was queued on the network: unknown (404) or disabled (409). */
+async function refusedOn(db: Executor, networkId: number): Promise<never> {
+  const network = await findNetwork(db, networkId);
+  if (!network) throw new ApiError('NOT_FOUND', `network ${networkId} not found`);
+  throw new ApiError('INVALID_STATE', `network ${networkId} is disabled`);
 }
 
 export function findTransaction(db: Executor, id: string): Promise<TransactionRow | undefined> {

@@ -66,7 +66,8 @@ export interface BatchEntry {
   amount: bigint;
 }
 
-function encode(
+/** Calldata of a capability's function in its form for `tokenType`. */
+export function encodeCapabilityCall(
   capability: CapabilityName,
   tokenType: TokenType,
   functionName: string,
@@ -84,12 +85,12 @@ export function batchCalldata(call: BatchCall, from: Address, entries: readonly 
   const amounts = entries.map((e) => e.amount);
   switch (call) {
     case 'ERC721_MINT':
-      return encode('ADMIN_MINT_BATCH', 'ERC721', 'mintBatch', [to, ids]);
+      return encodeCapabilityCall('ADMIN_MINT_BATCH', 'ERC721', 'mintBatch', [to, ids]);
     case 'ERC1155_MINT':
-      return encode('ADMIN_MINT_BATCH', 'ERC1155', 'mintToMany', [to, ids, amounts]);
+      return encodeCapabilityCall('ADMIN_MINT_BATCH', 'ERC1155', 'mintToMany', [to, ids, amounts]);
     case 'ERC721_TRANSFER':
-      return encode('BATCH_TRANSFER', 'ERC721', 'transferToMany', [from, to, ids]);
+      return encodeCapabilityCall('BATCH_TRANSFER', 'ERC721', 'transferToMany', [from, to, ids]);
     case 'ERC1155_TRANSFER':
-      return encode('BATCH_TRANSFER', 'ERC1155', 'transferToMany', [from, to, ids, amounts]);
+      return encodeCapabilityCall('BATCH_TRANSFER', 'ERC1155', 'transferToMany', [from, to, ids, amounts]);
   }
 }

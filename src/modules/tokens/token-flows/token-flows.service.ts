@@ -28,7 +28,7 @@ import { collectionOfSelection, parseItemSelection } from '../../catalog/items/i
 import { findNetwork, networkConfigOf } from '../../platform/networks/networks.service.ts';
 import { queueBatchEntries, queueTransaction } from '../../platform/transactions/transactions.service.ts';
 import { organizationWalletOf } from '../../platform/wallets/wallets.service.ts';
-import { batchCallOf, batchCap, batchKey } from './token-flow-batch-calls.ts';
+import { batchCallOf, batchCap, batchKey, encodeCapabilityCall as encode } from './token-flow-batch-calls.ts';
 import * as repo from './token-flows.repository.ts';
 import type { TokenRequestBody, TokenRequestRecord } from './token-flows.schemas.ts';
 
@@ -203,17 +203,6 @@ export function checkedRecipient(to: Address, contract: DeployedContract, path: 
       fields: [{ path, message: refused }],
     });
   return to;
-}
-
-function encode(
-  capability: CapabilityName,
-  tokenType: TokenType,
-  functionName: string,
-  args: unknown[],
-): Hex {
-  const abi = capabilityAbi(capability, tokenType);
-  if (!abi) throw new Error(`capability ${capability} has no ${tokenType} form`);
-  return encodeFunctionData({ abi, functionName, args } as Parameters<typeof encodeFunctionData>[0]);
 }
 
 interface FlowCall {

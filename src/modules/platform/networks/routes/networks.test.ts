@@ -15,6 +15,7 @@ const DEFAULT_CONFIG = {
   eip155: true,
   gasStrategy: { type: 'AUTO', maxFeePerGas: null, maxPriorityFeePerGas: null, bumpPercent: 13 },
   maxConcurrentTxs: 16,
+  batch: { maxItems: 100, maxGas: 12_000_000, windowMs: 1000 },
   poa: false,
   txResubmitBlockCount: 3,
 };
@@ -78,7 +79,7 @@ describe('networks', () => {
       assert.equal(row?.testnet, true);
     });
 
-    it('takes every config field as given, and fills the gasStrategy fields left out', async () => {
+    it('takes every config field as given, and fills the gasStrategy and batch fields left out', async () => {
       const node = await startNode(2001);
       const config = {
         url: node.rpcUrl,
@@ -88,6 +89,7 @@ describe('networks', () => {
         eip155: false,
         gasStrategy: { type: 'LEGACY', maxFeePerGas: '300000000000' },
         maxConcurrentTxs: 1000,
+        batch: { maxItems: 500 },
         poa: true,
         txResubmitBlockCount: null,
       };
@@ -104,6 +106,7 @@ describe('networks', () => {
           maxPriorityFeePerGas: null,
           bumpPercent: 13,
         },
+        batch: { maxItems: 500, maxGas: 12_000_000, windowMs: 1000 },
       });
       assert.deepEqual((await storedNetwork(2001))?.config, network.config);
     });
