@@ -103,6 +103,7 @@ describe('lifecycleOf: a transaction row as its state variant', () => {
       attempts: 0,
       state: 'PENDING',
       gasLimit: null,
+      batch: null,
     });
     const deploy = lifecycleOf(pending({ to_address: null, gas_limit: '500000' }));
     assert.equal(deploy.state === 'PENDING' && deploy.gasLimit, 500_000n);
