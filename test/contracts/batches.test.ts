@@ -73,6 +73,23 @@ describe('ERC-721 batches (FlexibleERC721; every ERC-721 variant shares Platform
     assert.equal(await shared.as().read.ownerOf([7n]), to);
   });
 
+  it(`transferToMany to ${ENTRIES} new holders costs at most GAS_PER_ENTRY per token`, async (t) => {
+    const holder = chain().wallet(0);
+    const collection = (await deployCollection(chain(), 'FlexibleERC721')).as();
+    await chain().mined(
+      collection.write.mintBatch([Array(ENTRIES).fill(holder.account.address), ids(1, ENTRIES)]),
+    );
+    const batch = await chain().mined(
+      collection.write.transferToMany([holder.account.address, fresh(ENTRIES), ids(1, ENTRIES)]),
+    );
+    const perEntry = Number(batch.gasUsed) / ENTRIES;
+    t.diagnostic(`${perEntry} gas per entry`);
+    assert.ok(
+      perEntry <= GAS_PER_ENTRY.ERC721_TRANSFER,
+      `${perEntry} gas per entry over the estimate the service counts`,
+    );
+  });
+
   it('transferToMany refuses lists of different lengths, an empty list, and a recipient that does not accept ERC-721', async () => {
     const holder = chain().wallet(0);
     const collection = await deployCollection(chain(), 'FlexibleERC721');
@@ -150,6 +167,26 @@ describe('ERC-1155 batches (FlexibleERC1155; every ERC-1155 variant shares Platf
     );
     assert.ok(
       perEntry <= GAS_PER_ENTRY.ERC1155_MINT,
+      `${perEntry} gas per entry over the estimate the service counts`,
+    );
+  });
+
+  it(`transferToMany to ${ENTRIES} new holders of one id costs at most GAS_PER_ENTRY per entry`, async (t) => {
+    const holder = chain().wallet(0);
+    const collection = (await deployCollection(chain(), 'FlexibleERC1155')).as();
+    await chain().mined(collection.write.mint([holder.account.address, 1n, BigInt(ENTRIES)]));
+    const batch = await chain().mined(
+      collection.write.transferToMany([
+        holder.account.address,
+        fresh(ENTRIES),
+        Array(ENTRIES).fill(1n),
+        Array(ENTRIES).fill(1n),
+      ]),
+    );
+    const perEntry = Number(batch.gasUsed) / ENTRIES;
+    t.diagnostic(`${perEntry} gas per entry`);
+    assert.ok(
+      perEntry <= GAS_PER_ENTRY.ERC1155_TRANSFER,
       `${perEntry} gas per entry over the estimate the service counts`,
     );
   });

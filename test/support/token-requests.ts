@@ -5,10 +5,7 @@ import type { AppContext } from '../../src/context.ts';
 import type { Database, ItemRow, TokenStatus } from '../../src/db/schema.ts';
 import type { ErrorCode } from '../../src/lib/errors.ts';
 import { uuidv7 } from '../../src/lib/ids.ts';
-import {
-  lockOpenBatch,
-  writeBatch,
-} from '../../src/modules/platform/transactions/transaction-batches.repository.ts';
+import { closeBatch } from '../../src/modules/platform/transactions/relayer-batches.ts';
 import { assertError, type ErrorDetail } from '../assertions.ts';
 
 /** Test helpers for the mint and transfer flows: items as a lock (and mints) would leave them. */
@@ -133,12 +130,5 @@ export async function untilSettled<T extends { state: string }>(
  */
 export async function closeOpenBatches(ctx: AppContext): Promise<void> {
   const open = await ctx.db.selectFrom('transactions').select('id').where('batch_open', '=', true).execute();
-  for (const { id } of open) {
-    await ctx.db.transaction().execute(async (tx) => {
-      const row = await lockOpenBatch(tx, id);
-      if (!row) return;
-      const composed = await ctx.ports.batches.compose(tx, ctx, row);
-      await writeBatch(tx, id, { ...(composed ?? { data: '0x', size: 0 }), open: false });
-    });
-  }
+  for (const { id } of open) await ctx.db.transaction().execute((tx) => closeBatch(tx, ctx, id));
 }

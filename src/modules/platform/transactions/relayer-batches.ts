@@ -1,4 +1,6 @@
 import { classifyRpcError } from '../../../chain/rpc.ts';
+import type { Deps } from '../../../context.ts';
+import type { Tx } from '../../../db/executor.ts';
 import { mapLimit } from '../../../lib/concurrency.ts';
 import type { Pair, PassContext } from './relayer-pass.ts';
 import { RPC_CONCURRENCY } from './relayer-pass.ts';
@@ -15,33 +17,37 @@ import * as repo from './transactions.repository.ts';
 /**
  * Closes the sender's due batches (full, or open for the network's `batch.windowMs`), as many as
  * there is room for in flight: while the wallet is busy, a batch stays open and goes on filling.
- * Each closes in a database transaction that locks its row (so its joiners' records are
- * committed), writes the calldata composed from its records and ends it open. Answers the ids of
- * batches left with no record (to cancel).
+ * Answers the ids of batches left with no record (to cancel).
  */
 export async function closeDueBatches(ctx: PassContext, pair: Pair): Promise<string[]> {
-  const room =
-    pair.network.config.maxConcurrentTxs -
-    (await batches.countCommitted(ctx.db, pair.network.id, pair.address));
-  if (room <= 0) return [];
+  const { maxConcurrentTxs, batch } = pair.network.config;
   const due = await batches.dueBatches(
     ctx.db,
     pair.network.id,
     pair.address,
-    pair.network.config.batch.windowMs,
-    room,
+    batch.windowMs,
+    maxConcurrentTxs,
   );
+  if (due.length === 0) return [];
+  const room = maxConcurrentTxs - (await batches.countCommitted(ctx.db, pair.network.id, pair.address));
   const empty: string[] = [];
-  for (const batch of due) {
-    await ctx.withLease(pair, async (tx) => {
-      const row = await batches.lockOpenBatch(tx, batch.id);
-      if (!row) return;
-      const composed = await ctx.deps.ports.batches.compose(tx, ctx.deps, row);
-      await batches.writeBatch(tx, row.id, { ...(composed ?? { data: '0x', size: 0 }), open: false });
-      if (!composed) empty.push(row.id);
-    });
+  for (const { id } of due.slice(0, Math.max(room, 0))) {
+    if ((await ctx.withLease(pair, (tx) => closeBatch(tx, ctx.deps, id))) === 'EMPTY') empty.push(id);
   }
   return empty;
+}
+
+/**
+ * Closes one open batch in the caller's database transaction: its row locked (so its joiners'
+ * records are committed), the calldata composed from its records (the port `batches`) written,
+ * and no longer open. EMPTY when it carries no record; undefined when it was closed already.
+ */
+export async function closeBatch(tx: Tx, deps: Deps, id: string): Promise<'CLOSED' | 'EMPTY' | undefined> {
+  const row = await batches.lockOpenBatch(tx, id);
+  if (!row) return undefined;
+  const composed = await deps.ports.batches.compose(tx, deps, row);
+  await batches.writeBatch(tx, id, { ...(composed ?? { data: '0x', size: 0 }), open: false });
+  return composed ? 'CLOSED' : 'EMPTY';
 }
 
 export type Isolation =

@@ -4,14 +4,9 @@ import type { Executor, Tx } from '../../../db/executor.ts';
 import type { TokenRequestRow, TransactionRow } from '../../../db/schema.ts';
 import { findItems } from '../../catalog/items/item-flows.service.ts';
 import { type BatchEntry, batchCalldata, callOfKey } from './token-flow-batch-calls.ts';
-import { failRecords } from './token-flow-settlement.ts';
+import { failRecords, flowOf } from './token-flow-settlement.ts';
 import * as repo from './token-flows.repository.ts';
-
-function tableOfBatch(transaction: TransactionRow): repo.TokenRequestTable {
-  if (transaction.type === 'MINT') return 'mint_requests';
-  if (transaction.type === 'TRANSFER') return 'transfer_requests';
-  throw new Error(`transaction ${transaction.id} is a ${transaction.type}, not a token flow's batch`);
-}
+import { tableOf } from './token-flows.service.ts';
 
 /** The batch's open records with their entries, in creation order. */
 async function entriesOf(
@@ -43,7 +38,7 @@ async function entriesOf(
  */
 export const tokenFlowBatches: TransactionBatches = {
   async compose(db, _deps, transaction) {
-    const records = await repo.findOpenRequests(db, tableOfBatch(transaction), transaction.id);
+    const records = await repo.findOpenRequests(db, tableOf(flowOf(transaction)), transaction.id);
     if (records.length === 0) return undefined;
     const entries = await entriesOf(db, transaction, records);
     return {
@@ -57,7 +52,7 @@ export const tokenFlowBatches: TransactionBatches = {
   },
 
   async entries(db, _deps, transaction) {
-    const records = await repo.findOpenRequests(db, tableOfBatch(transaction), transaction.id);
+    const records = await repo.findOpenRequests(db, tableOf(flowOf(transaction)), transaction.id);
     const call = callOfKey(transaction.batch_key!);
     return (await entriesOf(db, transaction, records)).map(({ record, entry }) => ({
       recordId: record.id,

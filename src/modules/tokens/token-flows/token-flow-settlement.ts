@@ -126,7 +126,8 @@ async function failRequests(
   return requests.map((r) => ({ ...r, state: 'FAILED', failure_reason: reason }));
 }
 
-function flowOf(transaction: TransactionRow): ItemFlow {
+/** The flow a MINT or TRANSFER transaction carries records of; throws for any other type. */
+export function flowOf(transaction: TransactionRow): ItemFlow {
   if (transaction.type !== 'MINT' && transaction.type !== 'TRANSFER')
     throw new Error(`transaction ${transaction.id} is a ${transaction.type}, not a token flow's`);
   return transaction.type;
