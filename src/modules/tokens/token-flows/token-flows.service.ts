@@ -1,10 +1,9 @@
-import { type Address, encodeFunctionData, type Hex, zeroAddress } from 'viem';
+import { type Address, type Hex, zeroAddress } from 'viem';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import {
   assertMintable,
   assertTokenCapability,
   type CapabilityName,
-  capabilityAbi,
   type TokenType,
 } from '../../../chain/capabilities.ts';
 import type { Deps } from '../../../context.ts';
