@@ -6,6 +6,19 @@ export function insertWallet(db: Executor, wallet: Omit<WalletRow, 'created_at'>
   return db.insertInto('wallets').values(wallet).returningAll().executeTakeFirstOrThrow();
 }
 
+/** The wallet inserted, or undefined when a unique key (the one platform wallet) was taken. */
+export function insertWalletUnlessTaken(
+  db: Executor,
+  wallet: Omit<WalletRow, 'created_at'>,
+): Promise<WalletRow | undefined> {
+  return db
+    .insertInto('wallets')
+    .values(wallet)
+    .onConflict((oc) => oc.doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
 export function findWallet(db: Executor, id: string): Promise<WalletRow | undefined> {
   return db.selectFrom('wallets').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -70,13 +70,17 @@ export async function ensurePlatformWallet(
   const existing = await repo.findPlatformWallet(db);
   if (existing) return existing;
   const key = privateKey ?? generatePrivateKey();
-  return repo.insertWallet(db, {
+  // Two callers that found none race to create it: the second takes the first's.
+  const created = await repo.insertWalletUnlessTaken(db, {
     id: uuidv7(),
     organization_id: null,
     kind: 'PLATFORM',
     address: privateKeyToAccount(key).address,
     private_key: keyring.encrypt(key),
   });
+  const wallet = created ?? (await repo.findPlatformWallet(db));
+  if (!wallet) throw new Error('the platform wallet was neither created nor found');
+  return wallet;
 }
 
 /** The signing account of a wallet (decrypted in memory only). */

@@ -4,7 +4,7 @@ import type { PaymentMismatchRecord, PaymentProvider, PurchaseIntentRow } from '
 import { enqueue } from '../../../jobs/enqueue.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { hasEventSubscriber } from '../../platform/webhooks/webhook-events.service.ts';
-import { lockListingForSale, releaseHold, sellHeld } from '../listings/listing-sales.service.ts';
+import { lockListingForSale, sellHeld } from '../listings/listing-sales.service.ts';
 import { endCoveredUnits } from '../listings/listings.service.ts';
 import { deliverPurchaseIntentJob } from './purchase-intents.jobs.ts';
 import * as repo from './purchase-intents.repository.ts';
@@ -240,17 +240,4 @@ export async function attachPaymentSession(
     await emitIntentEvent(tx, locked, 'purchase_intent.created');
     return { attached: true, status: locked.status };
   });
-}
-
-/**
- * The provider could not open the session: the intent and its hold go, as if the request had
- * never come (nothing was shown to anyone about it yet). An intent that has its session already
- * (a create retried) is kept.
- */
-export async function abandonPurchaseIntent(db: Tx, intentId: string): Promise<void> {
-  const intent = await repo.lockIntent(db, intentId);
-  if (intent?.status !== 'PENDING' || paymentReferenceOf(intent) !== null) return;
-  const listing = await lockListingForSale(db, intent.listing_id);
-  await releaseHold(db, listing.id, intent.quantity);
-  await repo.deleteIntent(db, intentId);
 }

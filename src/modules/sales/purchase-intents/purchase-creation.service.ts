@@ -1,27 +1,17 @@
 import type { Kysely } from 'kysely';
-import { type Address, getAddress, zeroAddress } from 'viem';
+import type { Address } from 'viem';
 import type { Deps } from '../../../context.ts';
 import { isExternalPaymentProvider, paymentSessionsOf } from '../../../context.ts';
 import { logFlushed, transactionFlushedAfterUnlock } from '../../../db/database.ts';
 import type { Executor, Tx } from '../../../db/executor.ts';
-import type {
-  Database,
-  FulfillmentMethod,
-  ListingRow,
-  PaymentProvider,
-  PurchaseIntentRow,
-} from '../../../db/schema.ts';
+import type { Database, FulfillmentMethod, ListingRow, PaymentProvider } from '../../../db/schema.ts';
 import { checkedAddress } from '../../../http/inputs.ts';
 import type { RateLimit } from '../../../http/rate-limit.ts';
 import { iso } from '../../../http/schemas.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { randomToken, uuidv7 } from '../../../lib/ids.ts';
 import { sha256 } from '../../../lib/secrets.ts';
-import {
-  issueVoucher,
-  type VoucherChain,
-  withVoucherChain,
-} from '../../tokens/mint-vouchers/voucher-issue.service.ts';
+import { type VoucherChain, withVoucherChain } from '../../tokens/mint-vouchers/voucher-issue.service.ts';
 import {
   addHold,
   findListingForSale,
@@ -29,11 +19,11 @@ import {
   lockListingForSale,
   notSellingReason,
   onAllowList,
-  paymentTokenAddress,
   unitsOfBuyer,
 } from '../listings/listing-sales.service.ts';
 import { POLICY_LIMITS } from '../listings/listings.schemas.ts';
 import { policyOf } from '../listings/listings.service.ts';
+import { completeHeld, type HeldIntent, signVoucherFor } from './purchase-completion.service.ts';
 import { confirmPurchaseIntent } from './purchase-confirmation.service.ts';
 import * as repo from './purchase-intents.repository.ts';
 import type { CreatedPurchaseIntent, CreatePurchaseIntentBody } from './purchase-intents.schemas.ts';
@@ -130,12 +120,13 @@ async function sessionSeconds(
  *
  * Every buyer of a listing queues on the listing's row, so the row is locked as briefly as can be,
  * never through a disk write (the commit does not wait for it; the return does) and never while
- * a node or a provider is asked anything. A card or crypto hold without a per-buyer cap is one
- * statement after the checks (holdInOneStatement). Any other is checked first against the
- * listing as read (a sold-out listing refuses its buyers without locking anything), then a mint
- * voucher's chain reads are made, and then the lock is taken for the checks again, so a buyer's
- * concurrent intents cannot pass max_per_user together either, and for the work that goes with
- * the hold (a voucher signed, a claim).
+ * a node or a provider is asked anything. Without a per-buyer cap, the hold comes first, in one
+ * statement after the checks (createHoldFirst): a drop's buyers past its last unit are refused by
+ * that statement alone, and only those who hold go on to their voucher or claim. With max_per_user,
+ * the intent is checked against the listing as read (a sold-out listing refuses its buyers without
+ * locking anything), a mint voucher's chain reads are made, and then the lock is taken for the
+ * checks again, so a buyer's concurrent intents cannot pass the cap together, and for the work
+ * that goes with the hold.
  */
 export async function createPurchaseIntent(
   db: Kysely<Database>,
@@ -143,18 +134,21 @@ export async function createPurchaseIntent(
   body: CreatePurchaseIntentBody,
   listing: ListingRow,
 ): Promise<NewPurchaseIntent> {
-  if (holdsInOneStatement(listing, body.provider)) return createInOneStatement(db, deps, body, listing);
+  if (policyOf(listing).max_per_user === null) return createHoldFirst(db, deps, body, listing);
   const buyer = await checkAsRead(db, listing, body);
   if (body.provider !== 'MINT_VOUCHER')
     return transactionFlushedAfterUnlock(db, (tx) => createUnderLock(tx, deps, body));
-  const target = {
+  return withVoucherChain(db, deps, voucherTarget(listing, buyer), (chain) =>
+    transactionFlushedAfterUnlock(db, (tx) => createUnderLock(tx, deps, body, chain)),
+  );
+}
+
+function voucherTarget(listing: ListingRow, buyer: Buyer) {
+  return {
     organizationId: listing.organization_id,
     collectionId: listing.collection_id,
     minter: buyer.ethAddress!,
   };
-  return withVoucherChain(db, deps, target, (chain) =>
-    transactionFlushedAfterUnlock(db, (tx) => createUnderLock(tx, deps, body, chain)),
-  );
 }
 
 /**
@@ -182,14 +176,6 @@ function assertUnderMaxPerUser(maxPerUser: number, owned: number, quantity: numb
       'NOT_ELIGIBLE',
       `at most ${maxPerUser} units per buyer; ${owned} held or bought already`,
     );
-}
-
-function holdsInOneStatement(listing: ListingRow, provider: PaymentProvider): boolean {
-  return (
-    isExternalPaymentProvider(provider) &&
-    listing.payment_providers.includes(provider) &&
-    policyOf(listing).max_per_user === null
-  );
 }
 
 /** The checks made of every intent before its hold (all but max_per_user); answers its buyer. */
@@ -260,13 +246,14 @@ function answerOf(
 }
 
 /**
- * A card or crypto intent: checked against the listing as read, then the hold and the intent in
- * one statement, which holds only while the listing is still ACTIVE (a cancel that committed
- * first wins) and has the units. A listing read with too few units is refused
- * before anything is written.
+ * An intent without a per-buyer cap: checked against the listing as read, then the hold and the
+ * intent in one statement, which holds only while the listing is still ACTIVE (a cancel that
+ * committed first wins) and has the units. A listing read with too few units is refused before
+ * anything is written. A card or crypto intent is then complete (its session is opened next); a
+ * claim or a voucher is made after the hold (completeHeld).
  */
-async function createInOneStatement(
-  db: Executor,
+async function createHoldFirst(
+  db: Kysely<Database>,
   deps: Deps,
   body: CreatePurchaseIntentBody,
   listing: ListingRow,
@@ -276,15 +263,19 @@ async function createInOneStatement(
     throw insufficientSupply(body.quantity);
   const expiration = new Date(Date.now() + (await sessionSeconds(db, deps, listing, body.provider)) * 1000);
   const { row, clientToken } = newIntent(listing, body, buyer, expiration);
-  // The provider's session is opened once this is on disk (openPaymentSession), and
+  // A card or crypto session is opened once this is on disk (openPaymentSession), and
   // purchase_intent.created follows it; the expiry sweep ends the hold if nobody pays.
   const inserted = await repo.insertIntentWithHold(db, row);
   if (!inserted) {
     assertSelling(await findListingForSale(db, listing.id));
     throw insufficientSupply(body.quantity);
   }
-  await logFlushed(db);
-  return { answer: answerOf(row, clientToken, null), intent: inserted, listing };
+  const held = { answer: answerOf(row, clientToken, null), intent: inserted, listing };
+  if (isExternalPaymentProvider(body.provider)) {
+    await logFlushed(db);
+    return held;
+  }
+  return completeHeld(db, deps, held);
 }
 
 /**
@@ -322,10 +313,11 @@ async function createUnderLock(
   } else if (provider === 'MINT_VOUCHER') {
     // The voucher's watcher ends the hold when the voucher expires on chain.
     if (!chain) throw new Error('a mint voucher intent is made from the chain state read before it');
-    data = await issueVoucherFor(db, deps, inserted, listing, chain);
+    const [itemId] = await assignItems(db, inserted, listing);
+    data = await signVoucherFor(db, deps, inserted, listing, chain, itemId!);
     await emitIntentEvent(db, inserted, 'purchase_intent.created');
   }
-  // CARD_PROVIDER, CRYPTO_PROVIDER (with max_per_user): as createInOneStatement's.
+  // CARD_PROVIDER, CRYPTO_PROVIDER (with max_per_user): as createHoldFirst's.
   return { answer: answerOf(row, clientToken, data), intent: inserted, listing };
 }
 
@@ -333,11 +325,7 @@ async function createUnderLock(
  * A created intent: the answer to its buyer, and the rows it was made from (the listing as read
  * before the hold), for opening its payment session without reading them again.
  */
-export interface NewPurchaseIntent {
-  answer: CreatedPurchaseIntent;
-  intent: PurchaseIntentRow;
-  listing: ListingRow;
-}
+export type NewPurchaseIntent = HeldIntent;
 
 /** 422 NOT_ELIGIBLE unless the listing sells now (ACTIVE, inside its window). */
 function assertSelling(listing: ListingRow): void {
@@ -347,40 +335,4 @@ function assertSelling(listing: ListingRow): void {
       'NOT_ELIGIBLE',
       `the listing does not sell now (${notSelling.toLowerCase().replace('_', ' ')})`,
     );
-}
-
-/**
- * MINT_VOUCHER's data: the item is assigned now (its token id is signed into the voucher) and
- * moved from the listing's reservation to the intent; the voucher is signed by the organization's
- * wallet for the buyer's address, priced at the listing's price, expiring with the intent.
- */
-async function issueVoucherFor(
-  db: Tx,
-  deps: Deps,
-  intent: PurchaseIntentRow,
-  listing: ListingRow,
-  chain: VoucherChain,
-): Promise<Record<string, unknown>> {
-  const id = intent.id;
-  const [itemId] = await assignItems(db, intent, listing);
-  const currency = listing.currency === 'ETH' ? zeroAddress : await paymentTokenAddress(db, listing);
-  const issued = await issueVoucher(
-    db,
-    deps,
-    {
-      organizationId: listing.organization_id,
-      collectionId: listing.collection_id,
-      itemId: itemId!,
-      minter: getAddress(intent.eth_address!),
-      quantity: 1n,
-      price: BigInt(listing.price) * BigInt(intent.quantity),
-      currency,
-      expiry: intent.expiration,
-      holder: { kind: 'PURCHASE_INTENT', id },
-    },
-    chain,
-  );
-  const data = issued.data as unknown as Record<string, unknown>;
-  await repo.updateIntent(db, id, { item_ids: [itemId!], data });
-  return data;
 }

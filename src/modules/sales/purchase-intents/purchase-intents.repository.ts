@@ -140,16 +140,29 @@ export async function deleteIntent(db: Executor, id: string): Promise<void> {
 const hasProviderSession = sql<boolean>`(card_provider_payment_intent_id IS NOT NULL OR crypto_provider_charge_id IS NOT NULL)`;
 
 /**
- * PENDING intents past their expiration with no provider session, locked; rows another
- * transaction holds are passed over.
+ * How long an email claim's or a mint voucher's intent may stay unfinished (held, its claim or
+ * voucher not made yet) before the sweep takes it for a creation that crashed and drops it.
+ */
+export const UNFINISHED_AFTER_SECONDS = 120;
+
+/** An email claim's or a mint voucher's intent whose creation has not finished. */
+const unfinished = sql<boolean>`(payment_provider = 'EMAIL_CLAIM' OR (payment_provider = 'MINT_VOUCHER' AND data IS NULL))`;
+
+/**
+ * PENDING intents with no provider session that are due, locked: past their expiration (a mint
+ * voucher's only while it has no voucher: a signed one's watcher ends its hold), or unfinished for
+ * UNFINISHED_AFTER_SECONDS; rows another transaction holds are passed over.
  */
 export function lockDueIntents(db: Tx, limit: number): Promise<PurchaseIntentRow[]> {
   return db
     .selectFrom('purchase_intents')
     .selectAll()
     .where('status', '=', 'PENDING')
-    .where('expiration', '<=', sql<Date>`now()`)
     .where(sql<boolean>`NOT ${hasProviderSession}`)
+    .where(
+      sql<boolean>`((expiration <= now() AND (payment_provider <> 'MINT_VOUCHER' OR data IS NULL))
+        OR (${unfinished} AND created_at <= now() - make_interval(secs => ${UNFINISHED_AFTER_SECONDS})))`,
+    )
     .orderBy('expiration')
     .limit(limit)
     .forUpdate()
@@ -232,16 +245,19 @@ export async function pendingVoucherIntentOf(
   db: Executor,
   collectionId: string,
   ethAddress: string,
+  madeBefore?: string,
 ): Promise<string | undefined> {
-  const row = await db
+  let query = db
     .selectFrom('purchase_intents as pi')
     .innerJoin('listings as l', 'l.id', 'pi.listing_id')
     .select('pi.id')
     .where('l.collection_id', '=', collectionId)
     .where('pi.eth_address', '=', ethAddress)
     .where('pi.payment_provider', '=', 'MINT_VOUCHER')
-    .where('pi.status', '=', 'PENDING')
-    .executeTakeFirst();
+    .where('pi.status', '=', 'PENDING');
+  // Ids are UUIDv7: time-ordered.
+  if (madeBefore !== undefined) query = query.where('pi.id', '<', madeBefore);
+  const row = await query.executeTakeFirst();
   return row?.id;
 }
 

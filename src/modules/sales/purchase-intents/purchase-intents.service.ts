@@ -202,11 +202,47 @@ export async function expirePurchaseIntent(db: Tx, id: string): Promise<boolean>
   return true;
 }
 
-/** The sweep's transaction: every due PENDING intent without a provider session expires. */
+/**
+ * The sweep's transaction: every due PENDING intent without a provider session expires, but one
+ * whose creation never finished (isUnfinished), which is dropped.
+ */
 export async function expireDuePurchaseIntents(db: Tx, batch = 500): Promise<number> {
-  const due = (await repo.lockDueIntents(db, batch)).filter((i) => i.payment_provider !== 'MINT_VOUCHER');
-  for (const intent of due) await endHold(db, intent, 'EXPIRED');
+  const due = await repo.lockDueIntents(db, batch);
+  for (const intent of due) {
+    if (isUnfinished(intent)) await dropLocked(db, intent);
+    else await endHold(db, intent, 'EXPIRED');
+  }
   return due.length;
+}
+
+/**
+ * Whether a PENDING intent's creation is unfinished: nobody was told of it yet. A card or crypto
+ * intent whose session never opened, an email claim not yet confirmed, a mint voucher not yet
+ * signed.
+ */
+export function isUnfinished(intent: PurchaseIntentRow): boolean {
+  if (intent.payment_provider === 'EMAIL_CLAIM') return true;
+  if (intent.payment_provider === 'MINT_VOUCHER') return intent.data === null;
+  return paymentReferenceOf(intent) === null;
+}
+
+/**
+ * An intent whose creation failed or never finished goes with its hold (and its assigned items
+ * back to the listing), as if the request had never come; one that is no longer PENDING or has
+ * finished (its session opened, its voucher signed) is kept. True when it went.
+ */
+export async function dropUnfinishedIntent(db: Tx, id: string): Promise<boolean> {
+  const intent = await repo.lockIntent(db, id);
+  if (intent?.status !== 'PENDING' || !isUnfinished(intent)) return false;
+  await dropLocked(db, intent);
+  return true;
+}
+
+async function dropLocked(db: Tx, intent: PurchaseIntentRow): Promise<void> {
+  const listing = await lockListingForSale(db, intent.listing_id);
+  await releaseHold(db, listing.id, intent.quantity);
+  if (intent.item_ids.length > 0) await returnItems(db, intent, listing);
+  await repo.deleteIntent(db, intent.id);
 }
 
 /** Units of a listing's CONFIRMED intents whose delivery has not ended (see endCoveredUnits). */
@@ -227,7 +263,7 @@ export async function lockPendingIntentsOfListing(db: Tx, listingId: string): Pr
 export async function cancelPendingIntentsOfListing(db: Tx, listingId: string): Promise<void> {
   const pending = await repo.lockPendingIntentsOfListing(db, listingId);
   for (const intent of pending) {
-    if (intent.payment_provider === 'MINT_VOUCHER') {
+    if (intent.payment_provider === 'MINT_VOUCHER' && intent.data !== null) {
       await repo.updateIntent(db, intent.id, { status: 'CANCELLED' });
       continue;
     }

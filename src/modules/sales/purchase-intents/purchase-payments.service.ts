@@ -8,16 +8,12 @@ import {
 } from '../../../context.ts';
 import type { Database, PurchaseIntentRow } from '../../../db/schema.ts';
 import { ApiError } from '../../../lib/errors.ts';
-import {
-  abandonPurchaseIntent,
-  attachPaymentSession,
-  type PaymentOutcome,
-  recordPayment,
-} from './purchase-confirmation.service.ts';
+import { attachPaymentSession, type PaymentOutcome, recordPayment } from './purchase-confirmation.service.ts';
 import type { NewPurchaseIntent } from './purchase-creation.service.ts';
 import * as repo from './purchase-intents.repository.ts';
 import type { CreatedPurchaseIntent } from './purchase-intents.schemas.ts';
 import {
+  dropUnfinishedIntent,
   expireDuePurchaseIntents,
   expirePurchaseIntent,
   paymentReferenceOf,
@@ -50,7 +46,7 @@ export async function openPaymentSession(
   try {
     session = await paymentSessionsOf(deps, provider).open(db, deps, intent, listing);
   } catch (error) {
-    await db.transaction().execute((tx) => abandonPurchaseIntent(tx, intent.id));
+    await db.transaction().execute((tx) => dropUnfinishedIntent(tx, intent.id));
     if (error instanceof ApiError) throw error;
     deps.logger.error({ err: error, purchaseIntentId: intent.id }, 'the payment provider failed');
     throw new ApiError('UPSTREAM_FAILED', 'the payment provider could not open a payment session');

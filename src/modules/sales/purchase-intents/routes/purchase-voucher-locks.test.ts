@@ -10,6 +10,8 @@ import { CHAIN_ID, networkConfig } from '../../../../../test/relayer/harness.ts'
 import { freshIp } from '../../../../../test/support/auth.ts';
 import { createListing, randomAddress } from '../../../../../test/support/sales.ts';
 import { insertItems } from '../../../../../test/support/token-requests.ts';
+import { UNFINISHED_AFTER_SECONDS } from '../purchase-intents.repository.ts';
+import { expireDueIntents } from '../purchase-payments.service.ts';
 
 /**
  * A mint voucher's chain reads are made before the listing is locked: a slow node delays the
@@ -131,6 +133,67 @@ describe('a MINT_VOUCHER purchase waits on the node with nothing locked', () => 
     assert.equal(held.quantity_held, 2);
   });
 
+  it('drops a purchase stranded after its hold (its voucher never signed) once it is unfinished too long, and the unit sells again', async () => {
+    const db = flow.env.database.db;
+    const counters = () =>
+      db
+        .selectFrom('listings')
+        .select('quantity_held')
+        .where('id', '=', voucherListing)
+        .executeTakeFirstOrThrow();
+    const buyer = randomAddress();
+    // The node never answers this buyer's reads: to the database, a process that died after the
+    // hold and the item's assignment, before the voucher.
+    gate.close((call) => names(call, buyer));
+    const purchase = buy(voucherListing, { eth_address: buyer }, 'MINT_VOUCHER');
+    await flow.until(
+      async () => (heldFor(buyer).length > 0 ? true : undefined),
+      'the buyer to ask the node',
+      30_000,
+    );
+    const stranded = await db
+      .selectFrom('purchase_intents')
+      .selectAll()
+      .where(sql<string>`lower(eth_address)`, '=', buyer.toLowerCase())
+      .executeTakeFirstOrThrow();
+    assert.equal(stranded.status, 'PENDING');
+    assert.equal(stranded.data, null);
+    assert.equal(stranded.item_ids.length, 1);
+    assert.equal((await counters()).quantity_held, 3);
+    // Not yet unfinished for long: the sweep leaves it.
+    await expireDueIntents(db, flow.env.ctx);
+    assert.equal((await counters()).quantity_held, 3);
+
+    await db
+      .updateTable('purchase_intents')
+      .set({ created_at: sql<Date>`now() - make_interval(secs => ${UNFINISHED_AFTER_SECONDS + 1})` })
+      .where('id', '=', stranded.id)
+      .execute();
+    await expireDueIntents(db, flow.env.ctx);
+    assert.equal((await counters()).quantity_held, 2);
+    const gone = await db.selectFrom('purchase_intents').select('id').where('id', '=', stranded.id).execute();
+    assert.deepEqual(gone, []);
+    // Its item is the listing's again.
+    const holder = await db
+      .selectFrom('item_reservations')
+      .select('holder_id')
+      .where('item_id', '=', stranded.item_ids[0]!)
+      .where('released_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    assert.equal(holder.holder_id, voucherListing);
+
+    // The stranded request, answered at last, finds its hold gone: it signs nothing.
+    gate.open();
+    assertError(await purchase, 409, 'INVALID_STATE');
+    const vouchers = await db
+      .selectFrom('mint_vouchers')
+      .select('id')
+      .where('minter', '=', buyer.toLowerCase())
+      .execute();
+    assert.deepEqual(vouchers, []);
+    assert.equal((await counters()).quantity_held, 2);
+  });
+
   it('answers 502 UPSTREAM_FAILED and holds nothing when the node does not answer the reads', async () => {
     await gate.stop();
     // The gate gone, its address refuses connections: a node that is down.
@@ -147,7 +210,7 @@ describe('a MINT_VOUCHER purchase waits on the node with nothing locked', () => 
     const intents = await db
       .selectFrom('purchase_intents')
       .select('id')
-      .where('eth_address', '=', buyer.toLowerCase())
+      .where(sql<string>`lower(eth_address)`, '=', buyer.toLowerCase())
       .execute();
     assert.deepEqual(intents, []);
   });

@@ -1,0 +1,129 @@
+import type { Kysely } from 'kysely';
+import { getAddress, zeroAddress } from 'viem';
+import type { Deps } from '../../../context.ts';
+import { transactionFlushedAfterUnlock } from '../../../db/database.ts';
+import type { Tx } from '../../../db/executor.ts';
+import type { Database, ListingRow, PurchaseIntentRow } from '../../../db/schema.ts';
+import { ApiError } from '../../../lib/errors.ts';
+import {
+  issueVoucher,
+  type VoucherChain,
+  withVoucherChain,
+} from '../../tokens/mint-vouchers/voucher-issue.service.ts';
+import { lockListingForSale, paymentTokenAddress } from '../listings/listing-sales.service.ts';
+import { confirmPurchaseIntent } from './purchase-confirmation.service.ts';
+import * as repo from './purchase-intents.repository.ts';
+import type { CreatedPurchaseIntent } from './purchase-intents.schemas.ts';
+import { assignItems, dropUnfinishedIntent, emitIntentEvent } from './purchase-intents.service.ts';
+
+/**
+ * What follows an email claim's or a mint voucher's hold taken first (createHoldFirst), each step
+ * its own short transaction so that no buyer's work holds the listing's row for others: the claim
+ * confirmed; or the voucher's item assigned (the listing's row locked for that alone), the chain
+ * read with nothing locked, and the voucher signed under the item's lock. What fails after the
+ * hold drops the intent and its hold, as if the request had never come; a crash in between leaves
+ * an unfinished intent that the expiry sweep drops (UNFINISHED_AFTER_SECONDS).
+ */
+
+/** A held intent: the answer its buyer will get, its row and its listing as read before the hold. */
+export interface HeldIntent {
+  answer: CreatedPurchaseIntent;
+  intent: PurchaseIntentRow;
+  listing: ListingRow;
+}
+
+/** The claim confirmed or the voucher signed for a held EMAIL_CLAIM or MINT_VOUCHER intent. */
+export async function completeHeld(db: Kysely<Database>, deps: Deps, held: HeldIntent): Promise<HeldIntent> {
+  try {
+    if (held.intent.payment_provider === 'EMAIL_CLAIM') {
+      await transactionFlushedAfterUnlock(db, (tx) => confirmHeldClaim(tx, deps, held.intent.id));
+      return held;
+    }
+    const data = await issueHeldVoucher(db, deps, held);
+    return { ...held, answer: { ...held.answer, data } };
+  } catch (error) {
+    await db.transaction().execute((tx) => dropUnfinishedIntent(tx, held.intent.id));
+    throw error;
+  }
+}
+
+/** The held intent, locked, while it is still PENDING; else it ended meanwhile (409). */
+async function lockHeld(db: Tx, id: string): Promise<PurchaseIntentRow> {
+  const intent = await repo.lockIntent(db, id);
+  if (intent?.status !== 'PENDING')
+    throw new ApiError(
+      'INVALID_STATE',
+      'the hold ended before the purchase was complete (the listing was cancelled, or the request took too long): nothing is held',
+    );
+  return intent;
+}
+
+async function confirmHeldClaim(db: Tx, deps: Deps, id: string): Promise<void> {
+  const intent = await lockHeld(db, id);
+  // purchase_intent.created shows the intent as created, before purchase_intent.confirmed.
+  await emitIntentEvent(db, intent, 'purchase_intent.created');
+  await confirmPurchaseIntent(db, deps, id);
+}
+
+/**
+ * A held voucher intent's voucher: refused while another voucher intent of the address on the
+ * collection, made before this one, is PENDING; its item assigned; then the voucher signed from
+ * the chain state read with nothing locked (read again if it went stale). Answers its data.
+ */
+async function issueHeldVoucher(db: Kysely<Database>, deps: Deps, held: HeldIntent) {
+  const { intent, listing } = held;
+  const minter = getAddress(intent.eth_address!);
+  if (await repo.pendingVoucherIntentOf(db, listing.collection_id, minter, intent.id))
+    throw new ApiError('INVALID_STATE', 'this address has a pending mint voucher for the contract');
+  const [itemId] = await db.transaction().execute(async (tx) => {
+    const locked = await lockHeld(tx, intent.id);
+    const items = await assignItems(tx, locked, await lockListingForSale(tx, listing.id));
+    await repo.updateIntent(tx, intent.id, { item_ids: items });
+    return items;
+  });
+  const target = { organizationId: listing.organization_id, collectionId: listing.collection_id, minter };
+  return withVoucherChain(db, deps, target, (chain) =>
+    transactionFlushedAfterUnlock(db, async (tx) => {
+      const locked = await lockHeld(tx, intent.id);
+      const data = await signVoucherFor(tx, deps, locked, listing, chain, itemId!);
+      await emitIntentEvent(tx, locked, 'purchase_intent.created');
+      return data;
+    }),
+  );
+}
+
+/**
+ * MINT_VOUCHER's data: the voucher of the intent's item (assigned to it, its token id signed
+ * into the voucher), signed by the organization's wallet for the buyer's address, priced at the
+ * listing's price, expiring with the intent; stored on the intent. The voucher's watcher ends the
+ * hold when the voucher expires on chain.
+ */
+export async function signVoucherFor(
+  db: Tx,
+  deps: Deps,
+  intent: PurchaseIntentRow,
+  listing: ListingRow,
+  chain: VoucherChain,
+  itemId: string,
+): Promise<Record<string, unknown>> {
+  const currency = listing.currency === 'ETH' ? zeroAddress : await paymentTokenAddress(db, listing);
+  const issued = await issueVoucher(
+    db,
+    deps,
+    {
+      organizationId: listing.organization_id,
+      collectionId: listing.collection_id,
+      itemId,
+      minter: getAddress(intent.eth_address!),
+      quantity: 1n,
+      price: BigInt(listing.price) * BigInt(intent.quantity),
+      currency,
+      expiry: intent.expiration,
+      holder: { kind: 'PURCHASE_INTENT', id: intent.id },
+    },
+    chain,
+  );
+  const data = issued.data as unknown as Record<string, unknown>;
+  await repo.updateIntent(db, intent.id, { item_ids: [itemId], data });
+  return data;
+}
