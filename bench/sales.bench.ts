@@ -11,6 +11,7 @@ import { createPlatformAccount, PLATFORM_KEYS, setUpCardProvider } from '../test
 import { createListing, listingCounters, randomAddress } from '../test/support/sales.ts';
 import { type StripeStandin, startStripeStandin } from '../test/support/stripe-standin.ts';
 import { insertItem, insertItems } from '../test/support/token-requests.ts';
+import { claimDrop } from './claim-drop.ts';
 import { buildIfStale, type LoadSpec, loadFrom, type Measured, measure, startService } from './service.ts';
 
 const SECONDS = Number(process.env.BENCH_SALES_SECONDS ?? 5);
@@ -20,7 +21,7 @@ const GOAL_PER_SECOND = 1000;
 const DROP = {
   units: 100,
   requests: 2000,
-  connections: 200,
+  connections: 256,
   rounds: Number(process.env.BENCH_SALES_DROPS ?? 3),
 };
 
@@ -227,13 +228,15 @@ const DROP_PROVIDERS = (process.env.BENCH_SALES_PROVIDERS ?? 'CARD_PROVIDER,MINT
 /**
  * Purchase intent creation (POST /v1/public/purchase-intents: the hold and the intent in one
  * statement, then the PaymentIntent opened at the card provider and stored) against the service
- * started as production runs it (bench/service.ts), its card provider a Stripe stand-in reached
+ * started as production runs it (bench/service.ts) in `npm start`'s one process (ROLE all: its
+ * worker and relayer run beside the API), its card provider a Stripe stand-in reached
  * through the real SDK (STRIPE_API_BASE; the stand-in runs in this process, the load in another),
  * its network an anvil dev chain. Two baselines from the same service in the same run: GET
  * /healthz (the HTTP stack alone) and the public listing read (one indexed SELECT). Figures: every
  * intent held (an ERC-1155 item listed with a billion units), and the drop of the sales issue,
  * with its checks, by card, by mint voucher (each buyer signed a voucher of its own, read from
- * the chain) and by email claim.
+ * the chain) and by email claim; then the 10,000-unit email claim drop (bench/claim-drop.ts;
+ * BENCH_CLAIM_DROP=0 leaves it out).
  */
 export async function salesBench(): Promise<void> {
   buildIfStale();
@@ -275,7 +278,8 @@ export async function salesBench(): Promise<void> {
     });
     const listing = await cardListing(env, admin.token, { item_id: item.id });
     service = await startService(env.databaseUrl, {
-      env: { STRIPE_API_BASE: standin.url, TRUST_PROXY: 'true' },
+      // As `npm start` runs it: one process with its worker and relayer.
+      env: { STRIPE_API_BASE: standin.url, TRUST_PROXY: 'true', ROLE: 'all' },
       profile: true,
     });
     const pid = service.pid;
@@ -308,6 +312,7 @@ export async function salesBench(): Promise<void> {
       `  intents created: ${created.statuses['201'] ?? 0}, units held: ${held}, answers: ${JSON.stringify(created.statuses)}`,
     ];
     for (const provider of DROP_PROVIDERS) lines.push(...(await dropRounds(setup, provider, baseline)));
+    if (process.env.BENCH_CLAIM_DROP !== '0') lines.push(...(await claimDrop({ ...setup, pid })));
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     await service?.stop();
