@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import type { Fees } from '../../../chain/fees.ts';
+import { type Fees, marketFees } from '../../../chain/fees.ts';
 import type { ChainClient, Receipt } from '../../../chain/rpc.ts';
 import type { AppContext, Deps } from '../../../context.ts';
 import type { Tx } from '../../../db/executor.ts';
@@ -34,6 +34,13 @@ export interface NetworkPass {
   blocks: Map<bigint, Promise<Receipt[] | null>>;
   /** Market fees for the rows promoted in this pass. */
   fees?: Promise<Fees>;
+}
+
+/** The market fees of the pass, asked of the node once per pass (and never under a lock). */
+export function passFees(pair: Pair): Promise<Fees> {
+  const fees = pair.shared.fees ?? marketFees(pair.client, pair.network.config.gasStrategy);
+  pair.shared.fees = fees;
+  return fees;
 }
 
 export interface Pair {

@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import { marketFees } from '../../../chain/fees.ts';
 import { classifyRpcError } from '../../../chain/rpc.ts';
 import { assertNever } from '../../../lib/assert-never.ts';
 import { mapLimit } from '../../../lib/concurrency.ts';
@@ -12,6 +11,7 @@ import {
   live,
   type Pair,
   type PassContext,
+  passFees,
   RPC_CONCURRENCY,
 } from './relayer-pass.ts';
 import { confirmedNonce, findReceipt } from './relayer-receipts.ts';
@@ -114,6 +114,10 @@ async function backoff(ctx: PassContext, pair: Pair, id: string, reason: string,
 
 /** Ends a transaction that can never succeed; a nonce it held is filled by a no-op. */
 async function cancel(ctx: PassContext, pair: Pair, id: string, reason: string): Promise<void> {
+  // A QUEUED row's nonce is filled at the market's fees, asked before the lock. Only this
+  // relayer, holding the lease, moves the row out of PENDING: it is QUEUED now or never here.
+  const seen = await repo.findTransaction(ctx.db, id);
+  const fees = seen?.state === 'QUEUED' ? await passFees(pair) : undefined;
   await ctx.withLease(pair, async (tx) => {
     const current = await findForUpdate(tx, id);
     if (current === undefined) return;
@@ -137,7 +141,8 @@ async function cancel(ctx: PassContext, pair: Pair, id: string, reason: string):
     await repo.queueSettledJob(tx, current);
     await emitSettledEvent(tx, settled);
     if (current.state === 'QUEUED' && current.type !== 'NONCE_GAP_FILL') {
-      await queueGapFill(tx, pair, current.nonce);
+      if (fees === undefined) throw new Error(`transaction ${id} was queued while it was cancelled`);
+      await queueGapFill(tx, pair, current.nonce, fees);
     }
   });
   ctx.log.warn({ id, reason }, 'transaction cancelled');
@@ -153,12 +158,17 @@ export async function promote(ctx: PassContext, pair: Pair): Promise<void> {
   if (room <= 0) return;
   const pending = await live(ctx, pair, 'PENDING', room);
   if (pending.length === 0) return;
-  pair.shared.fees ??= marketFees(pair.client, pair.network.config.gasStrategy);
-  const fees = await pair.shared.fees;
+  const fees = await passFees(pair);
   const gas = await mapLimit(pending, RPC_CONCURRENCY, (row) => gasFor(ctx, pair, row));
   const ready = pending.filter((_, i) => gas[i] !== undefined);
   if (ready.length === 0) return;
   const gasById = new Map(pending.map((row, i) => [row.id, gas[i]]));
+  // The wallet's first transaction on this network starts at the node's pending nonce: asked
+  // before the wallet's lease and nonce row are locked.
+  const firstNonce =
+    (await repo.findNextNonce(ctx.db, pair.network.id, pair.address)) !== undefined
+      ? undefined
+      : BigInt(await pair.client.nonce(pair.address, 'pending'));
   // One database transaction takes the nonces of the whole batch, in creation order, and stores
   // every signed transaction before any is broadcast.
   const promoted = await ctx.withLease(pair, async (tx) => {
@@ -171,9 +181,8 @@ export async function promote(ctx: PassContext, pair: Pair): Promise<void> {
     if (rows.length === 0) return 0;
     let nonce = await repo.findNextNonceForUpdate(tx, pair.network.id, pair.address);
     if (nonce === undefined) {
-      // The wallet's first transaction on this network: it starts at the node's pending nonce.
-      const chainPending = BigInt(await pair.client.nonce(pair.address, 'pending'));
-      await repo.raiseNextNonce(tx, pair.network.id, pair.address, chainPending);
+      if (firstNonce === undefined) throw new Error(`the nonce row of ${pair.address} went missing`);
+      await repo.raiseNextNonce(tx, pair.network.id, pair.address, firstNonce);
       nonce = (await repo.findNextNonceForUpdate(tx, pair.network.id, pair.address))!;
     }
     await signAndQueueAll(

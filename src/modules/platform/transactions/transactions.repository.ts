@@ -376,6 +376,21 @@ export async function usedNonces(
   return new Set(rows.map((r) => String(r.nonce)));
 }
 
+/** The wallet's next nonce on the network, read without a lock; undefined before it first sent there. */
+export async function findNextNonce(
+  db: Executor,
+  networkId: number,
+  address: string,
+): Promise<bigint | undefined> {
+  const row = await db
+    .selectFrom('wallet_nonces')
+    .select('next_nonce')
+    .where('network_id', '=', networkId)
+    .where('address', '=', address)
+    .executeTakeFirst();
+  return row ? BigInt(row.next_nonce) : undefined;
+}
+
 export function findNextNonceForUpdate(
   db: Tx,
   networkId: number,
