@@ -333,6 +333,27 @@ export function lockListableItems(
 }
 
 /** Items a holder keeps reserved now, with the reserved quantity. */
+/**
+ * Up to `limit` items the holder reserves (among `among` when given), lowest token id first,
+ * their reservation rows locked; rows another transaction holds are passed over, so concurrent
+ * callers take distinct items without waiting on each other.
+ */
+export async function lockHeldItems(
+  db: Tx,
+  holderId: string,
+  limit: number,
+  among?: readonly string[],
+): Promise<string[]> {
+  const { rows } = await sql<{ item_id: string }>`
+    SELECT r.item_id FROM item_reservations r JOIN items i ON i.id = r.item_id
+    WHERE r.holder_id = ${holderId} AND r.released_at IS NULL
+      ${among === undefined ? sql`` : sql`AND r.item_id = ANY(${sql.val(among)}::uuid[])`}
+    ORDER BY i.token_id NULLS LAST, i.id
+    LIMIT ${limit}
+    FOR UPDATE OF r SKIP LOCKED`.execute(db);
+  return rows.map((r) => r.item_id);
+}
+
 export function itemsHeldBy(
   db: Executor,
   holderId: string,

@@ -428,6 +428,30 @@ export async function lockListableItems(
   });
 }
 
+/**
+ * `count` of the items a holder (a listing) reserves, their reservations locked for the caller
+ * to move on, taken without waiting on another caller taking some at the same time: the lowest
+ * token ids first, or with `pick`, the items it picks among those reserved (tried again while
+ * others took some of them first). Fewer when the holder has fewer left.
+ */
+export async function takeHeldItems(
+  db: Tx,
+  holderId: string,
+  count: number,
+  pick?: (candidates: readonly string[], count: number) => string[],
+): Promise<string[]> {
+  if (pick === undefined) return repo.lockHeldItems(db, holderId, count);
+  const taken: string[] = [];
+  let candidates = (await repo.itemsHeldBy(db, holderId)).map((item) => item.id);
+  while (taken.length < count && candidates.length > 0) {
+    const picked = pick(candidates, count - taken.length);
+    taken.push(...(await repo.lockHeldItems(db, holderId, picked.length, picked)));
+    const tried = new Set(picked);
+    candidates = candidates.filter((id) => !tried.has(id));
+  }
+  return taken;
+}
+
 /** The items a holder (a listing) still keeps reserved, with the units reserved. */
 export async function itemsHeldBy(
   db: Executor,

@@ -10,7 +10,7 @@ import {
   type VoucherChain,
   withVoucherChain,
 } from '../../tokens/mint-vouchers/voucher-issue.service.ts';
-import { lockListingForSale, paymentTokenAddress } from '../listings/listing-sales.service.ts';
+import { paymentTokenAddress } from '../listings/listing-sales.service.ts';
 import { confirmPurchaseIntent } from './purchase-confirmation.service.ts';
 import * as repo from './purchase-intents.repository.ts';
 import type { CreatedPurchaseIntent } from './purchase-intents.schemas.ts';
@@ -19,7 +19,7 @@ import { assignItems, dropUnfinishedIntent, emitIntentEvent } from './purchase-i
 /**
  * What follows an email claim's or a mint voucher's hold taken first (createHoldFirst), each step
  * its own short transaction so that no buyer's work holds the listing's row for others: the claim
- * confirmed; or the voucher's item assigned (the listing's row locked for that alone), the chain
+ * confirmed; or the voucher's item assigned (without the listing's lock: assignItems), the chain
  * read with nothing locked, and the voucher signed under the item's lock. What fails after the
  * hold drops the intent and its hold, as if the request had never come; a crash in between leaves
  * an unfinished intent that the expiry sweep drops (UNFINISHED_AFTER_SECONDS).
@@ -77,7 +77,7 @@ async function issueHeldVoucher(db: Kysely<Database>, deps: Deps, held: HeldInte
     throw new ApiError('INVALID_STATE', 'this address has a pending mint voucher for the contract');
   const [itemId] = await db.transaction().execute(async (tx) => {
     const locked = await lockHeld(tx, intent.id);
-    const items = await assignItems(tx, locked, await lockListingForSale(tx, listing.id));
+    const items = await assignItems(tx, locked, listing);
     await repo.updateIntent(tx, intent.id, { item_ids: items });
     return items;
   });

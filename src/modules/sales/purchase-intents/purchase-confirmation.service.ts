@@ -4,7 +4,7 @@ import type { PaymentMismatchRecord, PaymentProvider, PurchaseIntentRow } from '
 import { enqueue } from '../../../jobs/enqueue.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { hasEventSubscriber } from '../../platform/webhooks/webhook-events.service.ts';
-import { lockListingForSale, sellHeld } from '../listings/listing-sales.service.ts';
+import { findListing, sellHeld } from '../listings/listing-sales.service.ts';
 import { endCoveredUnits } from '../listings/listings.service.ts';
 import { deliverPurchaseIntentJob } from './purchase-intents.jobs.ts';
 import * as repo from './purchase-intents.repository.ts';
@@ -53,8 +53,10 @@ export async function confirmPurchaseIntent(
     case 'PENDING':
       break;
   }
-  const listing = await lockListingForSale(db, intent.listing_id);
-  const sold = await sellHeld(db, listing, intent.quantity, true);
+  // The listing as read: the intent's hold keeps its units, and the items are taken without its
+  // lock (assignItems); its row is written last, so its lock lasts from there to the commit.
+  const listing = await findListing(db, intent.listing_id);
+  if (!listing) throw new Error(`listing ${intent.listing_id} of purchase intent ${id} not found`);
   const itemIds = intent.item_ids.length > 0 ? intent.item_ids : await assignItems(db, intent, listing);
   await repo.updateIntent(db, id, {
     status: 'CONFIRMED',
@@ -63,8 +65,6 @@ export async function confirmPurchaseIntent(
     item_ids: itemIds,
     ...references,
   });
-  // Sold out: the listing keeps its ERC-1155 item only for the deliveries still owed (this one too).
-  if (sold.status === 'COMPLETE') await endCoveredUnits(db, deps, listing.id);
   await emitIntentEvent(db, id, 'purchase_intent.confirmed');
   if (intent.fulfillment_method !== 'VOUCHER')
     await enqueue(
@@ -73,6 +73,9 @@ export async function confirmPurchaseIntent(
       { purchase_intent_id: id },
       { jobKey: `deliver_purchase_intent:${id}` },
     );
+  const sold = await sellHeld(db, listing, intent.quantity, true);
+  // Sold out: the listing keeps its ERC-1155 item only for the deliveries still owed (this one too).
+  if (sold.status === 'COMPLETE') await endCoveredUnits(db, deps, listing.id);
   return 'CONFIRMED';
 }
 

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { assertOrganizationAccess, isPlatformAdmin, type Principal } from '../../../access/principal.ts';
 import type { ExternalPaymentProvider } from '../../../context.ts';
 import type { Executor, Tx } from '../../../db/executor.ts';
-import type { ItemRow, ListingRow, PurchaseIntentRow } from '../../../db/schema.ts';
+import type { ListingRow, PurchaseIntentRow } from '../../../db/schema.ts';
 import { checkedAddress } from '../../../http/inputs.ts';
 import type { PageParams, PageResult } from '../../../http/pagination.ts';
 import { iso } from '../../../http/schemas.ts';
@@ -15,6 +15,7 @@ import {
   itemsHeldBy,
   moveReservations,
   releaseReservations,
+  takeHeldItems,
 } from '../../catalog/items/item-flows.service.ts';
 import { emitEvent } from '../../platform/webhooks/webhook-events.service.ts';
 import { lockListingForSale, releaseHold } from '../listings/listing-sales.service.ts';
@@ -107,34 +108,24 @@ function toPublicPurchaseIntent(row: PurchaseIntentRow): PublicPurchaseIntent {
   };
 }
 
-/** Chooses the intent's items among those the listing still holds and moves them to the intent. */
-export async function assignItems(
-  db: Executor,
-  intent: PurchaseIntentRow,
-  listing: ListingRow,
-): Promise<string[]> {
+/**
+ * Chooses the intent's items among those the listing still holds and moves them to the intent:
+ * the lowest token ids (FCFS), or drawn at random (RANDOM). Concurrent assignments of one
+ * listing take distinct items without waiting on each other or on the listing's row.
+ */
+export async function assignItems(db: Tx, intent: PurchaseIntentRow, listing: ListingRow): Promise<string[]> {
   const collection = await findCollection(db, listing.collection_id);
   if (collection?.token_type === 'ERC1155') return listing.item_id === null ? [] : [listing.item_id];
-  const held = (await itemsHeldBy(db, listing.id)).map((h) => h.item);
-  const chosen =
-    policyOf(listing).item_assignment_strategy === 'RANDOM'
-      ? randomSample(held, intent.quantity)
-      : held.sort((a, b) => compareTokenIds(a, b)).slice(0, intent.quantity);
+  const random = policyOf(listing).item_assignment_strategy === 'RANDOM';
+  const chosen = await takeHeldItems(db, listing.id, intent.quantity, random ? randomSample : undefined);
   if (chosen.length < intent.quantity)
     throw new Error(`listing ${listing.id} holds ${chosen.length} items for an intent of ${intent.quantity}`);
   await moveReservations(db, {
     from: listing.id,
     kind: 'PURCHASE_INTENT',
-    to: new Map(chosen.map((item) => [item.id, intent.id])),
+    to: new Map(chosen.map((itemId) => [itemId, intent.id])),
   });
-  return chosen.map((item) => item.id);
-}
-
-function compareTokenIds(a: ItemRow, b: ItemRow): number {
-  if (a.token_id === null || b.token_id === null) return a.token_id === null ? 1 : -1;
-  const x = BigInt(a.token_id);
-  const y = BigInt(b.token_id);
-  return x < y ? -1 : x > y ? 1 : 0;
+  return chosen;
 }
 
 /** The provider's session id stored on the intent: null until it opened, and for intents paid without one. */

@@ -28,7 +28,7 @@ import {
 import * as repo from './mint-vouchers.repository.ts';
 import type { MintVoucherData } from './mint-vouchers.schemas.ts';
 import { voucherDataOf } from './mint-vouchers.service.ts';
-import { scheduleWatch } from './voucher-watch.service.ts';
+import { scheduleWatchSoon } from './voucher-watch.service.ts';
 
 /**
  * Issuing a mint voucher. What the chain must say (the head, the minter's next nonce, whether the
@@ -181,7 +181,11 @@ export async function withVoucherChain<T>(
         throw new ApiError('UPSTREAM_FAILED', "the minter's nonce kept moving while its voucher was signed");
       throw error;
     }
-    if (chain.networkId !== undefined) await scheduleWatch(db, chain.networkId);
+    // The voucher is committed: a watch that fails to queue here is queued by the watcher's cron.
+    if (chain.networkId !== undefined)
+      await scheduleWatchSoon(db, chain.networkId).catch((error: unknown) =>
+        deps.logger.warn({ err: error, networkId: chain.networkId }, 'the voucher watch was not queued'),
+      );
     return result;
   }
 }

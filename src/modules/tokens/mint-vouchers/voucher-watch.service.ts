@@ -1,10 +1,12 @@
+import type { Kysely } from 'kysely';
 import { getAddress, type Hex } from 'viem';
 import { VOUCHER_ABI, VOUCHER_REDEEMED_EVENT } from '../../../chain/mint-voucher.ts';
 import type { ChainClient } from '../../../chain/rpc.ts';
 import type { Deps, VoucherHolders } from '../../../context.ts';
 import type { Executor, Tx } from '../../../db/executor.ts';
-import type { MintVoucherRow, NetworkRow } from '../../../db/schema.ts';
+import type { Database, MintVoucherRow, NetworkRow } from '../../../db/schema.ts';
 import { enqueue } from '../../../jobs/enqueue.ts';
+import { coalescing } from '../../../lib/concurrency.ts';
 import { completeMint, lockItems, releaseItemReservations } from '../../catalog/items/item-flows.service.ts';
 import { chainClientOf, findNetwork, networkConfigOf } from '../../platform/networks/networks.service.ts';
 import { organizationWalletOf } from '../../platform/wallets/wallets.service.ts';
@@ -22,6 +24,22 @@ export async function scheduleWatch(db: Executor, networkId: number, delayMs = 0
     { network_id: networkId },
     { jobKey: `watch_mint_vouchers:${networkId}`, runAt: new Date(Date.now() + delayMs) },
   );
+}
+
+/** Per database, the watch scheduling shared by the vouchers committed together (coalescing). */
+const soonByDatabase = new WeakMap<Kysely<Database>, (networkId: number) => Promise<void>>();
+
+/**
+ * Queues the network's watch to run now, once a voucher is committed: the vouchers of a drop,
+ * committed together, share one queueing of the job instead of each rewriting its row.
+ */
+export function scheduleWatchSoon(db: Kysely<Database>, networkId: number): Promise<void> {
+  let soon = soonByDatabase.get(db);
+  if (soon === undefined) {
+    soon = coalescing((id: number) => scheduleWatch(db, id));
+    soonByDatabase.set(db, soon);
+  }
+  return soon(networkId);
 }
 
 export type VoucherOutcome =

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { insertCollection } from '../../../../../test/factories.ts';
 import { type Actor, setupTest, type TestEnv } from '../../../../../test/harness.ts';
 import { testPayments } from '../../../../../test/support/payment-sessions.ts';
 import { createPaidListing, listingCounters } from '../../../../../test/support/sales.ts';
 import { insertItems } from '../../../../../test/support/token-requests.ts';
+import { randomSample } from '../../../../lib/random.ts';
+import { takeHeldItems } from '../../../catalog/items/item-flows.service.ts';
 import { confirmPurchaseIntent } from '../purchase-confirmation.service.ts';
 import { LIMITS } from '../purchase-creation.service.ts';
 import { expireDueIntents } from '../purchase-payments.service.ts';
@@ -129,5 +132,67 @@ describe('purchase intents under concurrency (the service over HTTP on a real po
       .where('id', '=', listing.id)
       .executeTakeFirstOrThrow();
     assert.equal(status.status, 'COMPLETE');
+  });
+
+  it("assigns items while the listing's row is locked elsewhere, and concurrent takers never share one, FCFS or RANDOM", async () => {
+    const db = env.database.db;
+    const collection = await insertCollection(db, {
+      organizationId: admin.user.organization_id,
+      deployedOn: 'FlexibleERC721',
+    });
+    await insertItems(db, 6, {
+      collectionId: collection.id,
+      organizationId: collection.organization_id,
+      firstTokenId: 1n,
+    });
+    const listing = await createPaidListing(env, admin.token, { collection_id: collection.id });
+    const tokenOf = async (ids: string[]) =>
+      (await db.selectFrom('items').select('token_id').where('id', 'in', ids).execute()).map(
+        (i) => i.token_id,
+      );
+
+    // Another transaction holds the listing's row; two takers, each in its own open transaction.
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked: () => void = () => {};
+    const isLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holder = db.transaction().execute(async (tx) => {
+      await sql`SELECT id FROM listings WHERE id = ${listing.id} FOR UPDATE`.execute(tx);
+      locked();
+      await released;
+    });
+    await isLocked;
+    const take = (pick?: (c: readonly string[], n: number) => string[]) => {
+      let done: (ids: string[]) => void = () => {};
+      const taken = new Promise<string[]>((resolve) => {
+        done = resolve;
+      });
+      let finish: () => void = () => {};
+      const finished = new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      const transaction = db.transaction().execute(async (tx) => {
+        // A wait on the listing's row would end this transaction with an error, not hang it.
+        await sql`SET LOCAL lock_timeout = '2s'`.execute(tx);
+        done(await takeHeldItems(tx, listing.id, 2, pick));
+        await finished;
+      });
+      return { taken, end: async () => (finish(), transaction) };
+    };
+    const first = take();
+    const second = take();
+    const [a, b] = await Promise.all([first.taken, second.taken]);
+    // FCFS: the lowest token ids, each taken once.
+    assert.deepEqual([...(await tokenOf(a)), ...(await tokenOf(b))].sort(), ['1', '2', '3', '4']);
+    const third = take(randomSample);
+    const c = await third.taken;
+    assert.deepEqual((await tokenOf(c)).sort(), ['5', '6'], 'RANDOM draws among the items nobody holds');
+    await Promise.all([first.end(), second.end(), third.end()]);
+    release();
+    await holder;
   });
 });
