@@ -279,7 +279,7 @@ export async function salesBench(): Promise<void> {
     const listing = await cardListing(env, admin.token, { item_id: item.id });
     service = await startService(env.databaseUrl, {
       // As `npm start` runs it: one process with its worker and relayer.
-      env: { STRIPE_API_BASE: standin.url, TRUST_PROXY: 'true', ROLE: 'all' },
+      env: { STRIPE_API_BASE: standin.url, TRUST_PROXY: 'true', ROLE: process.env.BENCH_ROLE ?? 'all' },
       profile: true,
     });
     const pid = service.pid;
