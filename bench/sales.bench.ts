@@ -312,7 +312,10 @@ export async function salesBench(): Promise<void> {
       `  intents created: ${created.statuses['201'] ?? 0}, units held: ${held}, answers: ${JSON.stringify(created.statuses)}`,
     ];
     for (const provider of DROP_PROVIDERS) lines.push(...(await dropRounds(setup, provider, baseline)));
-    if (process.env.BENCH_CLAIM_DROP !== '0') lines.push(...(await claimDrop({ ...setup, pid })));
+    if (process.env.BENCH_CLAIM_DROP !== '0')
+      lines.push(
+        ...(await claimDrop({ ...setup, pid, worker: (process.env.BENCH_ROLE ?? 'all') === 'all' })),
+      );
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     await service?.stop();

@@ -11,15 +11,15 @@ import {
   withVoucherChain,
 } from '../../tokens/mint-vouchers/voucher-issue.service.ts';
 import { paymentTokenAddress } from '../listings/listing-sales.service.ts';
-import { confirmPurchaseIntent } from './purchase-confirmation.service.ts';
+import { completeClaimSale } from './purchase-confirmation.service.ts';
 import * as repo from './purchase-intents.repository.ts';
 import type { CreatedPurchaseIntent } from './purchase-intents.schemas.ts';
 import { assignItems, dropUnfinishedIntent, emitIntentEvent } from './purchase-intents.service.ts';
 
 /**
- * What follows an email claim's or a mint voucher's hold taken first (createHoldFirst), each step
- * its own short transaction so that no buyer's work holds the listing's row for others: the claim
- * confirmed; or the voucher's item assigned (without the listing's lock: assignItems), the chain
+ * What follows an email claim's sale or a mint voucher's hold taken first (createHoldFirst), each
+ * step its own short transaction so that no buyer's work holds the listing's row for others: the
+ * claim sale completed (completeClaimSale); or the voucher's item assigned (without the listing's lock: assignItems), the chain
  * read with nothing locked, and the voucher signed under the item's lock. What fails after the
  * hold drops the intent and its hold, as if the request had never come; a crash in between leaves
  * an unfinished intent that the expiry sweep drops (UNFINISHED_AFTER_SECONDS).
@@ -32,13 +32,22 @@ export interface HeldIntent {
   listing: ListingRow;
 }
 
-/** The claim confirmed or the voucher signed for a held EMAIL_CLAIM or MINT_VOUCHER intent. */
-export async function completeHeld(db: Kysely<Database>, deps: Deps, held: HeldIntent): Promise<HeldIntent> {
+/**
+ * The claim sale completed, or the voucher signed, for an EMAIL_CLAIM or MINT_VOUCHER intent
+ * held first (`completed`: the sale took the listing's last unit).
+ */
+export async function completeHeld(
+  db: Kysely<Database>,
+  deps: Deps,
+  held: HeldIntent,
+  completed = false,
+): Promise<HeldIntent> {
+  if (held.intent.payment_provider === 'EMAIL_CLAIM') {
+    // Sold already: what fails here is completed by the expiry sweep, never undone.
+    await transactionFlushedAfterUnlock(db, (tx) => completeClaimSale(tx, deps, held.intent.id, completed));
+    return held;
+  }
   try {
-    if (held.intent.payment_provider === 'EMAIL_CLAIM') {
-      await transactionFlushedAfterUnlock(db, (tx) => confirmHeldClaim(tx, deps, held.intent.id));
-      return held;
-    }
     const data = await issueHeldVoucher(db, deps, held);
     return { ...held, answer: { ...held.answer, data } };
   } catch (error) {
@@ -56,13 +65,6 @@ async function lockHeld(db: Tx, id: string): Promise<PurchaseIntentRow> {
       'the hold ended before the purchase was complete (the listing was cancelled, or the request took too long): nothing is held',
     );
   return intent;
-}
-
-async function confirmHeldClaim(db: Tx, deps: Deps, id: string): Promise<void> {
-  const intent = await lockHeld(db, id);
-  // purchase_intent.created shows the intent as created, before purchase_intent.confirmed.
-  await emitIntentEvent(db, intent, 'purchase_intent.created');
-  await confirmPurchaseIntent(db, deps, id);
 }
 
 /**

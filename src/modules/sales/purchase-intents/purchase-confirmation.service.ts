@@ -3,9 +3,9 @@ import type { Executor, Tx } from '../../../db/executor.ts';
 import type { PaymentMismatchRecord, PaymentProvider, PurchaseIntentRow } from '../../../db/schema.ts';
 import { enqueue } from '../../../jobs/enqueue.ts';
 import { ApiError } from '../../../lib/errors.ts';
-import { hasEventSubscriber } from '../../platform/webhooks/webhook-events.service.ts';
+import { eventWritten, hasEventSubscriber } from '../../platform/webhooks/webhook-events.service.ts';
 import { findListing, sellHeld } from '../listings/listing-sales.service.ts';
-import { endCoveredUnits } from '../listings/listings.service.ts';
+import { emitListingEvent, endCoveredUnits } from '../listings/listings.service.ts';
 import { deliverPurchaseIntentJob } from './purchase-intents.jobs.ts';
 import * as repo from './purchase-intents.repository.ts';
 import {
@@ -77,6 +77,57 @@ export async function confirmPurchaseIntent(
   // Sold out: the listing keeps its ERC-1155 item only for the deliveries still owed (this one too).
   if (sold.status === 'COMPLETE') await endCoveredUnits(db, deps, listing.id);
   return 'CONFIRMED';
+}
+
+/**
+ * An email claim's free sale, sold with its intent in one statement (createHoldFirst), completed:
+ * purchase_intent.created and .confirmed, its items assigned (ASSIGNED), its delivery queued;
+ * when the listing is sold out, its covered units ended and listing.completed emitted, once
+ * (`completed`: this sale took the last unit; undefined: not known, as in the sweep's recovery of
+ * a sale a crash left, which looks for the event). Idempotent: a sale completed already is left
+ * alone (false). No write of the listing's row: a drop's buyers never wait on each other here.
+ */
+export async function completeClaimSale(
+  db: Tx,
+  deps: Deps,
+  id: string,
+  completed?: boolean,
+): Promise<boolean> {
+  const intent = await repo.lockIntent(db, id);
+  if (!intent || !isUnfinishedClaimSale(intent)) return false;
+  const listing = await findListing(db, intent.listing_id);
+  if (!listing) throw new Error(`listing ${intent.listing_id} of purchase intent ${id} not found`);
+  // purchase_intent.created shows the intent as every sale's is created, PENDING, before
+  // purchase_intent.confirmed shows it sold (an email claim's are both at once).
+  await emitIntentEvent(db, intent, 'purchase_intent.created', (created) => ({
+    ...created,
+    status: 'PENDING',
+  }));
+  const itemIds = await assignItems(db, intent, listing);
+  await repo.updateIntent(db, id, { fulfillment_status: 'ASSIGNED', item_ids: itemIds });
+  await emitIntentEvent(db, id, 'purchase_intent.confirmed');
+  await enqueue(
+    db,
+    deliverPurchaseIntentJob,
+    { purchase_intent_id: id },
+    { jobKey: `deliver_purchase_intent:${id}` },
+  );
+  if (listing.status === 'COMPLETE') {
+    // Sold out: the listing keeps its ERC-1155 item only for the deliveries still owed.
+    await endCoveredUnits(db, deps, listing.id);
+    if (completed ?? !(await eventWritten(db, 'listing.completed', listing.id)))
+      await emitListingEvent(db, listing.id, 'listing.completed');
+  }
+  return true;
+}
+
+/** An email claim's sale whose completion (completeClaimSale) has not run. */
+export function isUnfinishedClaimSale(intent: PurchaseIntentRow): boolean {
+  return (
+    intent.payment_provider === 'EMAIL_CLAIM' &&
+    intent.status === 'CONFIRMED' &&
+    intent.fulfillment_status === 'PENDING'
+  );
 }
 
 /**

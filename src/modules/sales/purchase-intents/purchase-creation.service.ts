@@ -265,17 +265,20 @@ async function createHoldFirst(
   const { row, clientToken } = newIntent(listing, body, buyer, expiration);
   // A card or crypto session is opened once this is on disk (openPaymentSession), and
   // purchase_intent.created follows it; the expiry sweep ends the hold if nobody pays.
-  const inserted = await repo.insertIntentWithHold(db, row);
+  // An email claim is free: its units are sold with the intent (completeHeld completes the sale).
+  const sold = body.provider === 'EMAIL_CLAIM';
+  const inserted = await repo.insertIntentWithHold(db, row, sold);
   if (!inserted) {
     assertSelling(await findListingForSale(db, listing.id));
     throw insufficientSupply(body.quantity);
   }
-  const held = { answer: answerOf(row, clientToken, null), intent: inserted, listing };
+  const { completed, ...intent } = inserted;
+  const held = { answer: answerOf(row, clientToken, null), intent, listing };
   if (isExternalPaymentProvider(body.provider)) {
     await logFlushed(db);
     return held;
   }
-  return completeHeld(db, deps, held);
+  return completeHeld(db, deps, held, completed);
 }
 
 /**

@@ -40,31 +40,42 @@ export function insertIntent(db: Executor, intent: NewPurchaseIntent): Promise<P
  * and has the units, and otherwise nothing is written (undefined). The listing's row is locked by
  * this statement alone. Outside a transaction its commit does not wait for the disk
  * (ASYNC_COMMIT): the caller waits with logFlushed before anything is answered on its strength.
+ *
+ * With `sold` (an email claim's free sale), the units are sold at once instead of held: the
+ * intent is written CONFIRMED, its fulfilment PENDING until its claim sale is completed, and the
+ * listing becomes COMPLETE with its last unit (`completed`).
  */
 export async function insertIntentWithHold(
   db: Executor,
   intent: NewPurchaseIntent,
-): Promise<PurchaseIntentRow | undefined> {
+  sold = false,
+): Promise<(PurchaseIntentRow & { completed: boolean }) | undefined> {
+  const counters = sold
+    ? sql`quantity_sold = quantity_sold + ${intent.quantity},
+        status = CASE WHEN quantity_sold + ${intent.quantity} >= quantity_listed THEN 'COMPLETE' ELSE status END`
+    : sql`quantity_held = quantity_held + ${intent.quantity}`;
   const { rows } = await executePrepared(
     db,
-    sql<PurchaseIntentRow>`
+    sql<PurchaseIntentRow & { completed: boolean }>`
     WITH hold AS (
-      UPDATE listings SET quantity_held = quantity_held + ${intent.quantity}, updated_at = now()
+      UPDATE listings SET ${counters}, updated_at = now()
       WHERE id = ${intent.listing_id} AND status = 'ACTIVE'
         AND quantity_held + quantity_sold + ${intent.quantity} <= quantity_listed
-      RETURNING id
+      RETURNING id, status
     ), intent AS (
       INSERT INTO purchase_intents (id, organization_id, listing_id, quantity, status,
         fulfillment_method, payment_provider, email, eth_address, client_token_hash,
-        provider_price, expiration)
+        provider_price, expiration, confirmed_at)
       SELECT ${intent.id}::uuid, ${intent.organization_id}::uuid, hold.id, ${intent.quantity}::int,
-        ${intent.status}::text, ${intent.fulfillment_method}::text, ${intent.payment_provider}::text,
-        ${intent.email}::text, ${intent.eth_address}::text, ${intent.client_token_hash}::bytea,
-        ${JSON.stringify(intent.provider_price)}::jsonb, ${intent.expiration}::timestamptz
+        ${sold ? 'CONFIRMED' : intent.status}::text, ${intent.fulfillment_method}::text,
+        ${intent.payment_provider}::text, ${intent.email}::text, ${intent.eth_address}::text,
+        ${intent.client_token_hash}::bytea, ${JSON.stringify(intent.provider_price)}::jsonb,
+        ${intent.expiration}::timestamptz, ${sold ? sql`now()` : sql`NULL`}
       FROM hold
       RETURNING *
     )
-    SELECT intent.* FROM intent, (SELECT ${ASYNC_COMMIT}) AS async_commit`,
+    SELECT intent.*, hold.status = 'COMPLETE' AS completed
+    FROM intent, hold, (SELECT ${ASYNC_COMMIT}) AS async_commit`,
   );
   return rows[0];
 }
@@ -145,7 +156,7 @@ const hasProviderSession = sql<boolean>`(card_provider_payment_intent_id IS NOT 
  */
 export const UNFINISHED_AFTER_SECONDS = 120;
 
-/** An email claim's or a mint voucher's intent whose creation has not finished. */
+/** An email claim's or a mint voucher's PENDING intent whose creation has not finished. */
 const unfinished = sql<boolean>`(payment_provider = 'EMAIL_CLAIM' OR (payment_provider = 'MINT_VOUCHER' AND data IS NULL))`;
 
 /**
@@ -168,6 +179,24 @@ export function lockDueIntents(db: Tx, limit: number): Promise<PurchaseIntentRow
     .forUpdate()
     .skipLocked()
     .execute();
+}
+
+/**
+ * Email claim sales sold with their intent whose completion has not run for
+ * UNFINISHED_AFTER_SECONDS (a crash between the two): their ids, oldest first.
+ */
+export async function unfinishedClaimSales(db: Executor, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('purchase_intents')
+    .select('id')
+    .where('payment_provider', '=', 'EMAIL_CLAIM')
+    .where('status', '=', 'CONFIRMED')
+    .where('fulfillment_status', '=', 'PENDING')
+    .where('created_at', '<=', sql<Date>`now() - make_interval(secs => ${UNFINISHED_AFTER_SECONDS})`)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
 }
 
 /** PENDING intents past their expiration whose provider session must be settled first. */

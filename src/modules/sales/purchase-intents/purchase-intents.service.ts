@@ -80,13 +80,14 @@ export async function emitIntentEvent(
   db: Executor,
   intent: string | Pick<PurchaseIntentRow, 'id' | 'organization_id'>,
   type: IntentEventType,
+  shown: (intent: PurchaseIntent) => PurchaseIntent = (shownAsIs) => shownAsIs,
 ): Promise<void> {
   const { id, organization_id } = typeof intent === 'string' ? (await repo.findIntent(db, intent))! : intent;
   await emitEvent(db, {
     organizationId: organization_id,
     type,
     resourceId: id,
-    data: async () => toPurchaseIntent((await repo.findIntent(db, id))!),
+    data: async () => shown(toPurchaseIntent((await repo.findIntent(db, id))!)),
   });
 }
 

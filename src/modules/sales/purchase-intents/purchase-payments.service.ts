@@ -8,7 +8,12 @@ import {
 } from '../../../context.ts';
 import type { Database, PurchaseIntentRow } from '../../../db/schema.ts';
 import { ApiError } from '../../../lib/errors.ts';
-import { attachPaymentSession, type PaymentOutcome, recordPayment } from './purchase-confirmation.service.ts';
+import {
+  attachPaymentSession,
+  completeClaimSale,
+  type PaymentOutcome,
+  recordPayment,
+} from './purchase-confirmation.service.ts';
 import type { NewPurchaseIntent } from './purchase-creation.service.ts';
 import * as repo from './purchase-intents.repository.ts';
 import type { CreatedPurchaseIntent } from './purchase-intents.schemas.ts';
@@ -123,9 +128,11 @@ const PROVIDER_EXPIRIES_AT_ONCE = 8;
  * The sweep: every due PENDING intent expires, up to `batch` of each kind: those without a
  * provider session in one transaction, those with one each after asking its provider,
  * PROVIDER_EXPIRIES_AT_ONCE at a time (one whose provider is out of reach waits for the next
- * sweep). Returns how many expired.
+ * sweep). Email claim sales a crash left uncompleted are completed. Returns how many expired.
  */
 export async function expireDueIntents(db: Kysely<Database>, deps: Deps, batch = 200): Promise<number> {
+  for (const id of await repo.unfinishedClaimSales(db, batch))
+    await db.transaction().execute((tx) => completeClaimSale(tx, deps, id));
   let expired = await db.transaction().execute((tx) => expireDuePurchaseIntents(tx, batch));
   const due = await repo.dueProviderIntents(db, batch);
   let next = 0;

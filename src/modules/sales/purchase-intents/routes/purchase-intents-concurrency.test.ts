@@ -181,7 +181,13 @@ describe('purchase intents under concurrency (the service over HTTP on a real po
         done(await takeHeldItems(tx, listing.id, 2, pick));
         await finished;
       });
-      return { taken, end: async () => (finish(), transaction) };
+      return {
+        taken,
+        end: async () => {
+          finish();
+          await transaction;
+        },
+      };
     };
     const first = take();
     const second = take();
