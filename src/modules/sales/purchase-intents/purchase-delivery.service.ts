@@ -12,7 +12,7 @@ import {
   startTokenFlow,
 } from '../../tokens/token-flows/token-flows.service.ts';
 import { createSaleClaim } from '../email-claims/email-claims.service.ts';
-import { lockListingForSale, sellHeld } from '../listings/listing-sales.service.ts';
+import { findListing, lockListingForSale, sellHeld } from '../listings/listing-sales.service.ts';
 import { endCoveredUnits, policyOf } from '../listings/listings.service.ts';
 import * as repo from './purchase-intents.repository.ts';
 import { emitIntentEvent, endHold } from './purchase-intents.service.ts';
@@ -37,7 +37,11 @@ export async function deliverPurchaseIntent(db: Tx, deps: Deps, id: string): Pro
   const intent = await repo.lockIntent(db, id);
   if (intent?.status !== 'CONFIRMED' || intent.fulfillment_status !== 'ASSIGNED') return;
   if (intent.transaction_ids.length > 0 || intent.item_claim_ids.length > 0) return;
-  const listing = await lockListingForSale(db, intent.listing_id);
+  // The listing as read, unlocked: a drop's deliveries never hold up its buyers' holds. An ERC-1155
+  // listing that ends meanwhile keeps its units for this delivery, counted in delivery until the
+  // claims or records that take them over are committed with it (endCoveredUnits).
+  const listing = await findListing(db, intent.listing_id);
+  if (!listing) throw new Error(`listing ${intent.listing_id} of purchase intent ${id} not found`);
   const collection = (await findCollection(db, listing.collection_id))!;
   const items = await lockItems(db, intent.item_ids);
   const erc1155 = collection.token_type === 'ERC1155';
