@@ -30,6 +30,23 @@ export interface ClaimDropSetup {
   load: (spec: LoadSpec) => Promise<Measured>;
 }
 
+/** One ERC-1155 item of `supply` units, on a collection of its own (at an address nobody calls). */
+export async function erc1155Item(env: TestEnv, organizationId: string, supply: bigint) {
+  const collection = await insertCollection(env.database.db, {
+    organizationId,
+    contractAddress: randomAddress(),
+    tokenType: 'ERC1155',
+    abi: [...platformContracts.FlexibleERC1155.abi],
+    capabilities: capabilitiesOf(platformContracts.FlexibleERC1155.abi),
+  });
+  return insertItem(env.database.db, {
+    collectionId: collection.id,
+    organizationId,
+    tokenId: 1n,
+    maxSupply: supply,
+  });
+}
+
 /** `work` with the resident memory of `pid` sampled every 20 ms meanwhile; answers its peak too. */
 async function withPeakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakMb: number }> {
   let peakMb = rssMb(pid);
@@ -89,19 +106,7 @@ async function problemsOf(
  */
 export async function claimDrop(setup: ClaimDropSetup): Promise<string[]> {
   const { env, organizationId } = setup;
-  const collection = await insertCollection(env.database.db, {
-    organizationId,
-    contractAddress: randomAddress(),
-    tokenType: 'ERC1155',
-    abi: [...platformContracts.FlexibleERC1155.abi],
-    capabilities: capabilitiesOf(platformContracts.FlexibleERC1155.abi),
-  });
-  const item = await insertItem(env.database.db, {
-    collectionId: collection.id,
-    organizationId,
-    tokenId: 1n,
-    maxSupply: BigInt(BIG_DROP.units),
-  });
+  const item = await erc1155Item(env, organizationId, BigInt(BIG_DROP.units));
   const listing = await createListing(env, setup.token, { item_id: item.id });
   const requests = BIG_DROP.units + BIG_DROP.extra;
   let drained = performance.now();

@@ -10,8 +10,8 @@ import { CHAIN_ID, networkConfig } from '../test/relayer/harness.ts';
 import { createPlatformAccount, PLATFORM_KEYS, setUpCardProvider } from '../test/support/card-provider.ts';
 import { createListing, listingCounters, randomAddress } from '../test/support/sales.ts';
 import { type StripeStandin, startStripeStandin } from '../test/support/stripe-standin.ts';
-import { insertItem, insertItems } from '../test/support/token-requests.ts';
-import { claimDrop } from './claim-drop.ts';
+import { insertItems } from '../test/support/token-requests.ts';
+import { claimDrop, erc1155Item } from './claim-drop.ts';
 import { buildIfStale, type LoadSpec, loadFrom, type Measured, measure, startService } from './service.ts';
 
 const SECONDS = Number(process.env.BENCH_SALES_SECONDS ?? 5);
@@ -263,19 +263,7 @@ export async function salesBench(): Promise<void> {
     );
     const platformId = await createPlatformAccount(env);
     await setUpCardProvider(env, standin, organizationId, admin.token, platformId);
-    const collection = await insertCollection(env.database.db, {
-      organizationId,
-      contractAddress: randomAddress(),
-      tokenType: 'ERC1155',
-      abi: [...platformContracts.FlexibleERC1155.abi],
-      capabilities: capabilitiesOf(platformContracts.FlexibleERC1155.abi),
-    });
-    const item = await insertItem(env.database.db, {
-      collectionId: collection.id,
-      organizationId,
-      tokenId: 1n,
-      maxSupply: 1_000_000_000n,
-    });
+    const item = await erc1155Item(env, organizationId, 1_000_000_000n);
     const listing = await cardListing(env, admin.token, { item_id: item.id });
     service = await startService(env.databaseUrl, {
       // As `npm start` runs it: one process with its worker and relayer.
