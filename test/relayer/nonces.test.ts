@@ -4,8 +4,10 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { createWalletClient, defineChain, type Hex, http } from 'viem';
 import { type ChainClient, createChainClient } from '../../src/chain/rpc.ts';
+import { raiseNextNonce } from '../../src/modules/platform/transactions/transactions.repository.ts';
 import { signerOf } from '../../src/modules/platform/wallets/wallets.service.ts';
-import { type RelayerTest, setupRelayerTest } from './harness.ts';
+import { type GateProxy, startGateProxy } from '../chain/gate-proxy.ts';
+import { CHAIN_ID, networkConfig, type RelayerTest, setupRelayerTest } from './harness.ts';
 
 describe('relayer: nonces', () => {
   let t: RelayerTest;
@@ -104,6 +106,78 @@ describe('relayer: nonces', () => {
     const [sent] = await t.settled(later.rows.map((r) => r.id));
     assert.equal(sent!.state, 'COMPLETED');
     assert.equal(BigInt(sent!.nonce!), highest + 1n);
+    await relayer.stop();
+  });
+});
+
+/**
+ * What the relayer asks the node while it fills nonce gaps (the market's fees for the no-ops) is
+ * asked before its lease's transaction locks the wallet's nonce: a slow node holds up no row.
+ */
+describe('relayer: the node is asked with nothing locked', () => {
+  let t: RelayerTest;
+  let gate: GateProxy;
+  before(async () => {
+    t = await setupRelayerTest();
+    gate = await startGateProxy(t.chain.rpcUrl);
+    await t.env.database.db
+      .updateTable('networks')
+      .set({ config: JSON.stringify(networkConfig(gate.url)) })
+      .where('id', '=', CHAIN_ID)
+      .execute();
+  });
+  after(async () => {
+    await gate?.stop();
+    await t?.close();
+  });
+
+  it("prices a nonce gap's no-ops before it locks the wallet's nonce, then fills the gap", async () => {
+    const db = t.env.database.db;
+    const address = t.wallet.address;
+    const onChain = BigInt(await t.client.nonce(address as Hex, 'pending'));
+    // Two nonces given out that never reached the chain: a gap the reconciliation fills.
+    await raiseNextNonce(db, CHAIN_ID, address, onChain + 2n);
+    gate.close((call) => call.method === 'eth_maxPriorityFeePerGas');
+    // A transaction to send: the relayer takes the wallet's lease and reconciles its nonces.
+    const { rows } = await t.queueTransfers(1);
+    const relayer = t.relayer();
+    relayer.start();
+    for (
+      const deadline = Date.now() + 30_000;
+      !gate.held.some((c) => c.method === 'eth_maxPriorityFeePerGas');
+    ) {
+      if (Date.now() > deadline) throw new Error('the relayer never asked the fees');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const open = await sql<{ count: string }>`
+      SELECT count(*) FROM pg_stat_activity
+      WHERE datname = current_database() AND state LIKE 'idle in transaction%'`.execute(db);
+    assert.equal(open.rows[0]!.count, '0', 'no transaction waits on the node');
+    await db.transaction().execute(async (tx) => {
+      const row = await sql`
+        SELECT next_nonce FROM wallet_nonces WHERE network_id = ${CHAIN_ID} AND address = ${address}
+        FOR UPDATE NOWAIT`.execute(tx);
+      assert.equal(row.rows.length, 1);
+    });
+    gate.open();
+    for (const deadline = Date.now() + 30_000; ; ) {
+      if ((await t.client.nonce(address as Hex, 'latest')) === Number(onChain) + 3) break;
+      if (Date.now() > deadline) throw new Error('the gap was not filled');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const fills = await db
+      .selectFrom('transactions')
+      .select('nonce')
+      .where('type', '=', 'NONCE_GAP_FILL')
+      .where('from_address', '=', address)
+      .orderBy('nonce')
+      .execute();
+    assert.deepEqual(
+      fills.map((f) => BigInt(f.nonce!)),
+      [onChain, onChain + 1n],
+    );
+    const [sent] = await t.settled(rows.map((r) => r.id));
+    assert.equal(BigInt(sent!.nonce!), onChain + 2n);
     await relayer.stop();
   });
 });
