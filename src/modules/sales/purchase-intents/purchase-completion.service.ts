@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import { getAddress, zeroAddress } from 'viem';
 import type { Deps } from '../../../context.ts';
-import { transactionFlushedAfterUnlock } from '../../../db/database.ts';
 import type { Tx } from '../../../db/executor.ts';
 import type { Database, ListingRow, PurchaseIntentRow } from '../../../db/schema.ts';
 import { ApiError } from '../../../lib/errors.ts';
@@ -43,8 +42,9 @@ export async function completeHeld(
   completed = false,
 ): Promise<HeldIntent> {
   if (held.intent.payment_provider === 'EMAIL_CLAIM') {
-    // Sold already: what fails here is completed by the expiry sweep, never undone.
-    await transactionFlushedAfterUnlock(db, (tx) => completeClaimSale(tx, deps, held.intent.id, completed));
+    // Sold already: what fails here is completed by the expiry sweep, never undone. A plain
+    // commit: no other buyer waits on what this locks (the intent, its items' reservations).
+    await db.transaction().execute((tx) => completeClaimSale(tx, deps, held.intent.id, completed));
     return held;
   }
   try {
@@ -75,17 +75,19 @@ async function lockHeld(db: Tx, id: string): Promise<PurchaseIntentRow> {
 async function issueHeldVoucher(db: Kysely<Database>, deps: Deps, held: HeldIntent) {
   const { intent, listing } = held;
   const minter = getAddress(intent.eth_address!);
-  if (await repo.pendingVoucherIntentOf(db, listing.collection_id, minter, intent.id))
-    throw new ApiError('INVALID_STATE', 'this address has a pending mint voucher for the contract');
   const [itemId] = await db.transaction().execute(async (tx) => {
     const locked = await lockHeld(tx, intent.id);
+    if (await repo.pendingVoucherIntentOf(tx, listing.collection_id, minter, intent.id))
+      throw new ApiError('INVALID_STATE', 'this address has a pending mint voucher for the contract');
     const items = await assignItems(tx, locked, listing);
     await repo.updateIntent(tx, intent.id, { item_ids: items });
     return items;
   });
   const target = { organizationId: listing.organization_id, collectionId: listing.collection_id, minter };
+  // Each step is one trip to the pool, where a drop's other buyers wait too: the voucher's
+  // transaction commits plainly (nobody waits on its locks), with no flush asked after it.
   return withVoucherChain(db, deps, target, (chain) =>
-    transactionFlushedAfterUnlock(db, async (tx) => {
+    db.transaction().execute(async (tx) => {
       const locked = await lockHeld(tx, intent.id);
       const data = await signVoucherFor(tx, deps, locked, listing, chain, itemId!);
       await emitIntentEvent(tx, locked, 'purchase_intent.created');

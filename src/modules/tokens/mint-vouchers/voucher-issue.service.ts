@@ -103,17 +103,25 @@ function lower(address: string): string {
  * contract's nonces(minter), and whether the organization's wallet holds VOUCHER_SIGNER_ROLE.
  */
 export async function readVoucherChain(
-  db: Executor,
+  db: Kysely<Database>,
   deps: Deps,
   target: VoucherTarget,
 ): Promise<VoucherChain> {
-  const collection = await findCollection(db, target.collectionId);
-  if (collection?.contract_address == null || collection.network_id === null) return { target };
-  const network = await findNetwork(db, collection.network_id);
-  const capable = (collection.capabilities ?? []).includes('MINT_VOUCHER');
-  if (!network?.enabled || !capable) return { target, networkId: collection.network_id };
-  const contract = getAddress(collection.contract_address);
-  const wallet = await organizationWalletOf(db, target.organizationId);
+  // The rows read on one connection taken once from the pool (a drop's buyers wait there), given
+  // back before the node is asked.
+  const rows = await db.connection().execute(async (connection) => {
+    const collection = await findCollection(connection, target.collectionId);
+    if (collection?.contract_address == null || collection.network_id === null) return undefined;
+    const network = await findNetwork(connection, collection.network_id);
+    const capable = (collection.capabilities ?? []).includes('MINT_VOUCHER');
+    if (!network?.enabled || !capable) return { networkId: collection.network_id, readable: undefined };
+    const wallet = await organizationWalletOf(connection, target.organizationId);
+    const contract = getAddress(collection.contract_address);
+    return { networkId: network.id, readable: { network, contract, wallet } };
+  });
+  if (rows === undefined) return { target };
+  if (rows.readable === undefined) return { target, networkId: rows.networkId };
+  const { network, contract, wallet } = rows.readable;
   const client = chainClientOf(deps, network);
   try {
     const role = await signerRoleOf(client, network.id, contract);
