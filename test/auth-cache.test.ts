@@ -102,6 +102,31 @@ describe('credential cache across instances', () => {
     await cachedOn(b, { token: tenant.member.token });
   });
 
+  it('syncs called together share round trips, one query at a time on the listening connection, each seeing what was committed before it', async () => {
+    const tenant = await env.createTenant();
+    const key = await apiKeyOf(tenant.member);
+    await cachedOn(b, key);
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      const revoked = await env.call('DELETE', `/v1/api-keys/${key.id}`, { token: tenant.member.token });
+      assert.ok(revoked.statusCode < 300, revoked.body);
+      // Fifty requests' syncs at once, as concurrent requests make them.
+      await Promise.all(Array.from({ length: 50 }, () => b.ctx.credentials.sync()));
+      // The revocation, committed before every sync, is applied: no request waits for a ping.
+      assert.equal(await statusOn(b, key), 401);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    assert.deepEqual(
+      warnings.filter((w) => w.includes('already executing a query')),
+      [],
+      'no query is sent while another runs on the connection',
+    );
+  });
+
   it('a revoked API key stops working on the other instance within a second', async () => {
     const tenant = await env.createTenant();
     const key = await apiKeyOf(tenant.member);

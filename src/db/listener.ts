@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { coalescing } from '../lib/concurrency.ts';
 
 /**
  * One connection of its own that LISTENs on a channel (never a pool's: a pooled connection is
@@ -74,15 +75,21 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     }
   };
 
-  const ping = setInterval(() => {
+  // A round trip on the listening connection, for the pings and every sync: one query at a time
+  // on it (a connection takes one), each caller answered by a round trip that started after it.
+  const roundTrip = coalescing(async (_: 'ping') => {
     const current = client;
     if (!current || !connected) return;
     const timeout = setTimeout(() => lost(current, new Error('LISTEN connection ping timed out')), 3000);
-    current
-      .query('SELECT 1')
-      .catch((error: unknown) => lost(current, error))
-      .finally(() => clearTimeout(timeout));
-  }, options.pingMs ?? 5000);
+    try {
+      await current.query('SELECT 1');
+    } catch (error) {
+      lost(current, error);
+    } finally {
+      clearTimeout(timeout);
+    }
+  });
+  const ping = setInterval(() => void roundTrip('ping'), options.pingMs ?? 5000);
   ping.unref();
 
   await connect();
@@ -93,10 +100,8 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     get pid() {
       return connected ? (client as unknown as { processID?: number } | undefined)?.processID : undefined;
     },
-    async sync() {
-      const current = client;
-      if (!current || !connected) return;
-      await current.query('SELECT 1').catch((error: unknown) => lost(current, error));
+    sync() {
+      return roundTrip('ping');
     },
     async close() {
       closed = true;
