@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Kysely } from 'kysely';
 import type { Hex } from 'viem';
 import { type DevChain, startDevChain } from '../../src/chain/dev-chain.ts';
 import { type ChainClient, createChainClient } from '../../src/chain/rpc.ts';
-import type { NetworkConfig, NetworkRow, TransactionRow, WalletRow } from '../../src/db/schema.ts';
+import type { Database, NetworkConfig, NetworkRow, TransactionRow, WalletRow } from '../../src/db/schema.ts';
 import { Relayer, type RelayerOptions } from '../../src/modules/platform/transactions/relayer.ts';
 import { queueTransaction } from '../../src/modules/platform/transactions/transactions.service.ts';
 import { organizationWalletOf } from '../../src/modules/platform/wallets/wallets.service.ts';
+import { type GateProxy, startGateProxy } from '../chain/gate-proxy.ts';
 import { setupTest, type TestEnv } from '../harness.ts';
 
 export const CHAIN_ID = 31337;
@@ -25,6 +27,17 @@ export function networkConfig(url: string, overrides: Partial<NetworkConfig> = {
     url,
     ...overrides,
   };
+}
+
+/** Puts the dev network's node behind a gate (test/chain/gate-proxy.ts): its calls go through it. */
+export async function gateNode(db: Kysely<Database>, rpcUrl: string): Promise<GateProxy> {
+  const gate = await startGateProxy(rpcUrl);
+  await db
+    .updateTable('networks')
+    .set({ config: JSON.stringify(networkConfig(gate.url)) })
+    .where('id', '=', CHAIN_ID)
+    .execute();
+  return gate;
 }
 
 export interface RelayerTest {

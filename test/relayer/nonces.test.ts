@@ -6,8 +6,8 @@ import { createWalletClient, defineChain, type Hex, http } from 'viem';
 import { type ChainClient, createChainClient } from '../../src/chain/rpc.ts';
 import { raiseNextNonce } from '../../src/modules/platform/transactions/transactions.repository.ts';
 import { signerOf } from '../../src/modules/platform/wallets/wallets.service.ts';
-import { type GateProxy, startGateProxy } from '../chain/gate-proxy.ts';
-import { CHAIN_ID, networkConfig, type RelayerTest, setupRelayerTest } from './harness.ts';
+import type { GateProxy } from '../chain/gate-proxy.ts';
+import { CHAIN_ID, gateNode, type RelayerTest, setupRelayerTest } from './harness.ts';
 
 describe('relayer: nonces', () => {
   let t: RelayerTest;
@@ -119,12 +119,7 @@ describe('relayer: the node is asked with nothing locked', () => {
   let gate: GateProxy;
   before(async () => {
     t = await setupRelayerTest();
-    gate = await startGateProxy(t.chain.rpcUrl);
-    await t.env.database.db
-      .updateTable('networks')
-      .set({ config: JSON.stringify(networkConfig(gate.url)) })
-      .where('id', '=', CHAIN_ID)
-      .execute();
+    gate = await gateNode(t.env.database.db, t.chain.rpcUrl);
   });
   after(async () => {
     await gate?.stop();

@@ -4,9 +4,9 @@ import { sql } from 'kysely';
 import type { Address } from 'viem';
 import { assertError } from '../../../../../test/assertions.ts';
 import { type FlowTest, setupFlowTest } from '../../../../../test/chain/flow.ts';
-import { type GateProxy, type SeenCall, startGateProxy } from '../../../../../test/chain/gate-proxy.ts';
+import type { GateProxy, SeenCall } from '../../../../../test/chain/gate-proxy.ts';
 import { insertCollection } from '../../../../../test/factories.ts';
-import { CHAIN_ID, networkConfig } from '../../../../../test/relayer/harness.ts';
+import { gateNode } from '../../../../../test/relayer/harness.ts';
 import { freshIp } from '../../../../../test/support/auth.ts';
 import { createListing, randomAddress } from '../../../../../test/support/sales.ts';
 import { insertItems } from '../../../../../test/support/token-requests.ts';
@@ -61,12 +61,7 @@ describe('a MINT_VOUCHER purchase waits on the node with nothing locked', () => 
     });
     otherListing = (await createListing(flow.env, flow.admin.token, { collection_id: other.id })).id;
     // The network's node is now behind the gate.
-    gate = await startGateProxy(flow.chain.dev.rpcUrl);
-    await db
-      .updateTable('networks')
-      .set({ config: JSON.stringify(networkConfig(gate.url)) })
-      .where('id', '=', CHAIN_ID)
-      .execute();
+    gate = await gateNode(db, flow.chain.dev.rpcUrl);
   });
   after(async () => {
     await gate?.stop();
