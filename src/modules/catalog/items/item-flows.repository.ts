@@ -332,7 +332,6 @@ export function lockListableItems(
     .execute();
 }
 
-/** Items a holder keeps reserved now, with the reserved quantity. */
 /**
  * Up to `limit` items the holder reserves (among `among` when given), lowest token id first,
  * their reservation rows locked; rows another transaction holds are passed over, so concurrent
@@ -354,6 +353,7 @@ export async function lockHeldItems(
   return rows.map((r) => r.item_id);
 }
 
+/** Items a holder keeps reserved now, with the reserved quantity. */
 export function itemsHeldBy(
   db: Executor,
   holderId: string,

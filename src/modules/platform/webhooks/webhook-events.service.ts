@@ -24,19 +24,7 @@ export interface NewEvent {
 export const hasEventSubscriber = repo.hasSubscribedWebhook;
 
 /** Whether an event of `type` about the resource was written (for a subscriber) already. */
-export async function eventWritten(
-  db: Executor,
-  type: WebhookEventType,
-  resourceId: string,
-): Promise<boolean> {
-  const row = await db
-    .selectFrom('webhook_events')
-    .select('id')
-    .where('type', '=', type)
-    .where('resource_id', '=', resourceId)
-    .executeTakeFirst();
-  return row !== undefined;
-}
+export const eventWritten = repo.hasEventOf;
 
 /**
  * Emits an event in the caller's transaction, the one that makes the change it describes (README,

@@ -135,6 +135,17 @@ export function findEvent(db: Executor, id: string): Promise<WebhookEventRow | u
   return db.selectFrom('webhook_events').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Whether an event of `type` about the resource was written already. */
+export async function hasEventOf(db: Executor, type: WebhookEventType, resourceId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_events')
+    .select('id')
+    .where('type', '=', type)
+    .where('resource_id', '=', resourceId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export interface NewDelivery {
   id: string;
   webhookId: string;

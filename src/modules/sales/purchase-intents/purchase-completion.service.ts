@@ -18,10 +18,11 @@ import { assignItems, dropUnfinishedIntent, emitIntentEvent } from './purchase-i
 /**
  * What follows an email claim's sale or a mint voucher's hold taken first (createHoldFirst), each
  * step its own short transaction so that no buyer's work holds the listing's row for others: the
- * claim sale completed (completeClaimSale); or the voucher's item assigned (without the listing's lock: assignItems), the chain
- * read with nothing locked, and the voucher signed under the item's lock. What fails after the
- * hold drops the intent and its hold, as if the request had never come; a crash in between leaves
- * an unfinished intent that the expiry sweep drops (UNFINISHED_AFTER_SECONDS).
+ * claim sale completed (completeClaimSale); or the voucher's item assigned (without the listing's
+ * lock: assignItems), the chain read with nothing locked, and the voucher signed under the item's
+ * lock. A voucher that fails after the hold drops the intent and its hold, as if the request had
+ * never come; a crash in between leaves an unsigned intent that the expiry sweep drops, or a claim
+ * sale that it completes (UNFINISHED_AFTER_SECONDS).
  */
 
 /** A held intent: the answer its buyer will get, its row and its listing as read before the hold. */

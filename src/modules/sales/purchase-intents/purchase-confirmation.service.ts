@@ -66,17 +66,21 @@ export async function confirmPurchaseIntent(
     ...references,
   });
   await emitIntentEvent(db, id, 'purchase_intent.confirmed');
-  if (intent.fulfillment_method !== 'VOUCHER')
-    await enqueue(
-      db,
-      deliverPurchaseIntentJob,
-      { purchase_intent_id: id },
-      { jobKey: `deliver_purchase_intent:${id}` },
-    );
+  if (intent.fulfillment_method !== 'VOUCHER') await queueDelivery(db, id);
   const sold = await sellHeld(db, listing, intent.quantity, true);
   // Sold out: the listing keeps its ERC-1155 item only for the deliveries still owed (this one too).
   if (sold.status === 'COMPLETE') await endCoveredUnits(db, deps, listing.id);
   return 'CONFIRMED';
+}
+
+/** The intent's delivery job, queued once however often this runs (keyed by the intent). */
+async function queueDelivery(db: Tx, id: string): Promise<void> {
+  await enqueue(
+    db,
+    deliverPurchaseIntentJob,
+    { purchase_intent_id: id },
+    { jobKey: `deliver_purchase_intent:${id}` },
+  );
 }
 
 /**
@@ -106,12 +110,7 @@ export async function completeClaimSale(
   const itemIds = await assignItems(db, intent, listing);
   await repo.updateIntent(db, id, { fulfillment_status: 'ASSIGNED', item_ids: itemIds });
   await emitIntentEvent(db, id, 'purchase_intent.confirmed');
-  await enqueue(
-    db,
-    deliverPurchaseIntentJob,
-    { purchase_intent_id: id },
-    { jobKey: `deliver_purchase_intent:${id}` },
-  );
+  await queueDelivery(db, id);
   if (listing.status === 'COMPLETE') {
     // Sold out: the listing keeps its ERC-1155 item only for the deliveries still owed.
     await endCoveredUnits(db, deps, listing.id);

@@ -151,18 +151,18 @@ export async function deleteIntent(db: Executor, id: string): Promise<void> {
 const hasProviderSession = sql<boolean>`(card_provider_payment_intent_id IS NOT NULL OR crypto_provider_charge_id IS NOT NULL)`;
 
 /**
- * How long an email claim's or a mint voucher's intent may stay unfinished (held, its claim or
- * voucher not made yet) before the sweep takes it for a creation that crashed and drops it.
+ * How long a mint voucher's intent may stay unfinished (held, its voucher not signed yet), or an
+ * email claim's sale uncompleted, before the sweep takes it for a creation that crashed.
  */
 export const UNFINISHED_AFTER_SECONDS = 120;
 
-/** An email claim's or a mint voucher's PENDING intent whose creation has not finished. */
-const unfinished = sql<boolean>`(payment_provider = 'EMAIL_CLAIM' OR (payment_provider = 'MINT_VOUCHER' AND data IS NULL))`;
+/** A mint voucher's PENDING intent whose voucher is not signed yet. */
+const unsigned = sql<boolean>`(payment_provider = 'MINT_VOUCHER' AND data IS NULL)`;
 
 /**
  * PENDING intents with no provider session that are due, locked: past their expiration (a mint
- * voucher's only while it has no voucher: a signed one's watcher ends its hold), or unfinished for
- * UNFINISHED_AFTER_SECONDS; rows another transaction holds are passed over.
+ * voucher's only while it has no voucher: a signed one's watcher ends its hold), or a voucher
+ * intent unsigned for UNFINISHED_AFTER_SECONDS; rows another transaction holds are passed over.
  */
 export function lockDueIntents(db: Tx, limit: number): Promise<PurchaseIntentRow[]> {
   return db
@@ -172,7 +172,7 @@ export function lockDueIntents(db: Tx, limit: number): Promise<PurchaseIntentRow
     .where(sql<boolean>`NOT ${hasProviderSession}`)
     .where(
       sql<boolean>`((expiration <= now() AND (payment_provider <> 'MINT_VOUCHER' OR data IS NULL))
-        OR (${unfinished} AND created_at <= now() - make_interval(secs => ${UNFINISHED_AFTER_SECONDS})))`,
+        OR (${unsigned} AND created_at <= now() - make_interval(secs => ${UNFINISHED_AFTER_SECONDS})))`,
     )
     .orderBy('expiration')
     .limit(limit)

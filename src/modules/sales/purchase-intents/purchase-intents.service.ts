@@ -209,11 +209,10 @@ export async function expireDuePurchaseIntents(db: Tx, batch = 500): Promise<num
 
 /**
  * Whether a PENDING intent's creation is unfinished: nobody was told of it yet. A card or crypto
- * intent whose session never opened, an email claim not yet confirmed, a mint voucher not yet
- * signed.
+ * intent whose session never opened, a mint voucher not yet signed. (An email claim's intent is
+ * never left PENDING: it is sold with its intent, or held and confirmed in one transaction.)
  */
 export function isUnfinished(intent: PurchaseIntentRow): boolean {
-  if (intent.payment_provider === 'EMAIL_CLAIM') return true;
   if (intent.payment_provider === 'MINT_VOUCHER') return intent.data === null;
   return paymentReferenceOf(intent) === null;
 }
