@@ -15,6 +15,8 @@ import { claimDrop, erc1155Item } from './claim-drop.ts';
 import { buildIfStale, type LoadSpec, loadFrom, type Measured, measure, startService } from './service.ts';
 
 const SECONDS = Number(process.env.BENCH_SALES_SECONDS ?? 5);
+/** The service's role: `npm start`'s one process by default; BENCH_ROLE=api leaves its worker out. */
+const ROLE = process.env.BENCH_ROLE ?? 'all';
 
 /** The figure's goal, from the sales issue: intents answered per second. */
 const GOAL_PER_SECOND = 1000;
@@ -267,7 +269,7 @@ export async function salesBench(): Promise<void> {
     const listing = await cardListing(env, admin.token, { item_id: item.id });
     service = await startService(env.databaseUrl, {
       // As `npm start` runs it: one process with its worker and relayer.
-      env: { STRIPE_API_BASE: standin.url, TRUST_PROXY: 'true', ROLE: process.env.BENCH_ROLE ?? 'all' },
+      env: { STRIPE_API_BASE: standin.url, TRUST_PROXY: 'true', ROLE },
       profile: true,
     });
     const pid = service.pid;
@@ -301,9 +303,7 @@ export async function salesBench(): Promise<void> {
     ];
     for (const provider of DROP_PROVIDERS) lines.push(...(await dropRounds(setup, provider, baseline)));
     if (process.env.BENCH_CLAIM_DROP !== '0')
-      lines.push(
-        ...(await claimDrop({ ...setup, pid, worker: (process.env.BENCH_ROLE ?? 'all') === 'all' })),
-      );
+      lines.push(...(await claimDrop({ ...setup, pid, worker: ROLE === 'all' })));
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     await service?.stop();
